@@ -1,0 +1,97 @@
+// Package uvm_test holds repository-wide checks: the package import
+// direction of ARCHITECTURE.md and file-naming rules.
+package uvm_test
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// allowed lists, for each uvm package, the uvm packages it may import
+// (ARCHITECTURE.md, "Packages and their direction"). Test files may also
+// import the packages they test.
+var allowed = map[string][]string{
+	"cmd/uvm":  {"tasks", "vm", "uprobes", "signals", "icache", "decode", "vm/arm64", "vm/amd64"},
+	"tasks":    {"uprobes", "signals", "vm", "vm/arm64", "vm/amd64", "icache", "decode"},
+	"uprobes":  {},
+	"signals":  {},
+	"vm/arm64": {"vm", "icache", "decode"},
+	"vm/amd64": {"vm", "icache", "decode"},
+	"vm":       {"icache", "decode"},
+	"icache":   {"decode"},
+	"decode":   {},
+	".":        {"tasks", "vm", "uprobes", "signals", "icache", "decode", "vm/arm64", "vm/amd64"},
+}
+
+func TestImportDirection(t *testing.T) {
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		base := strings.TrimSuffix(d.Name(), ".go")
+		base = strings.TrimSuffix(base, "_test")
+		if strings.HasSuffix(base, "_arm64") || strings.HasSuffix(base, "_amd64") {
+			t.Errorf("%s: guest-arch files must not end in _arm64.go/_amd64.go (host build constraint)", path)
+		}
+		pkg := filepath.ToSlash(filepath.Dir(path))
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			return nil
+		}
+		ok, known := allowed[pkg]
+		if !known {
+			t.Errorf("%s: package %s is not in the import-direction table (add it to layout_test.go and ARCHITECTURE.md)", path, pkg)
+			return nil
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if strings.HasPrefix(p, "golang.org/x/arch") && pkg != "decode" {
+				t.Errorf("%s imports %s: only decode/ may import golang.org/x/arch", path, p)
+			}
+			if !strings.HasPrefix(p, "uvm/") {
+				continue
+			}
+			dep := strings.TrimPrefix(p, "uvm/")
+			isTest := strings.HasSuffix(path, "_test.go")
+			if dep == pkg || (isTest && allowedTestDep(pkg, dep)) {
+				continue
+			}
+			found := false
+			for _, a := range ok {
+				if a == dep {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%s imports uvm/%s: not allowed by ARCHITECTURE.md", path, dep)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// allowedTestDep lets tests reach one level further down (a vm test may
+// use an interpreter to run code, for example) but never upward.
+func allowedTestDep(pkg, dep string) bool {
+	order := map[string]int{"decode": 0, "icache": 1, "vm": 2, "vm/arm64": 3, "vm/amd64": 3, "signals": 3, "uprobes": 3, "tasks": 4, "cmd/uvm": 5, ".": 6}
+	return order[dep] <= order[pkg]+1
+}

@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# Builds and checks uvm's guest test programs. See README.md.
+#
+#   ./build.sh [bin]   compile src/*.c into bin/arm64/ and bin/amd64/
+#   ./build.sh check   run every MANIFEST program natively (amd64) and under
+#                      qemu-aarch64 (arm64) and compare with expected/
+#   ./build.sh expected
+#                      regenerate expected/*.out from native amd64 runs (and
+#                      arm64 runs under qemu for the per-arch programs), then
+#                      run check
+#
+# Needs gcc, aarch64-linux-gnu-gcc, go and qemu-aarch64 (check/expected);
+# an x86-64 Linux host for the native runs.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+CC_amd64=${CC_amd64:-gcc}
+CC_arm64=${CC_arm64:-aarch64-linux-gnu-gcc}
+# -g0: no DWARF, but the symbol table stays (uprobes and pprof need it).
+CFLAGS=${CFLAGS:--O2 -g0 -Wall}
+# Programs whose output legitimately differs between the arches; they get
+# expected/NAME.amd64.out and expected/NAME.arm64.out instead of NAME.out.
+PER_ARCH="printf_ld"
+ARCHES="amd64 arm64"
+
+build_bin() {
+	local arch cc src name
+	for arch in $ARCHES; do
+		cc=CC_$arch
+		cc=${!cc}
+		mkdir -p "bin/$arch"
+		for src in src/*.c; do
+			name=$(basename "$src" .c)
+			# -pthread is a no-op for glibc >= 2.34 but harmless.
+			$cc -static $CFLAGS -pthread -o "bin/$arch/$name" "$src"
+		done
+		$cc -static-pie $CFLAGS -o "bin/$arch/hello-pie" src/hello.c
+		echo "built bin/$arch: $(ls "bin/$arch" | wc -l) programs"
+	done
+}
+
+# build_go DIR: builds every Go guest for both arches into DIR/ARCH/NAME.
+build_go() {
+	local out=$1 arch d
+	for arch in $ARCHES; do
+		mkdir -p "$out/$arch"
+		for d in go/*/; do
+			d=$(basename "$d")
+			(cd go && GOOS=linux GOARCH=$arch CGO_ENABLED=0 \
+				go build -o "$out/$arch/go-$d" "./$d")
+		done
+	done
+}
+
+# manifest: prints the MANIFEST lines without comments and blank lines.
+manifest() {
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' MANIFEST
+}
+
+# run ARCH BINDIR GOBINDIR OUTFILE NAME ARGS...: runs one guest the way the
+# harness does (empty environment plus expected/NAME.env, stdin from
+# expected/NAME.stdin or /dev/null, $TMP replaced by a fresh directory);
+# prints the exit status.
+run() {
+	local arch=$1 bindir=$2 gobindir=$3 out=$4 name=$5
+	shift 5
+	local bin tmp a rc stdin=/dev/null
+	local -a args=() envv=()
+	case $name in
+	go-*) bin=$gobindir/$arch/$name ;;
+	*) bin=$bindir/$arch/$name ;;
+	esac
+	tmp=$(mktemp -d)
+	for a in "$@"; do
+		args+=("${a//\$TMP/$tmp}")
+	done
+	[[ -f expected/$name.stdin ]] && stdin=expected/$name.stdin
+	if [[ -f expected/$name.env ]]; then
+		mapfile -t envv <expected/$name.env
+	fi
+	local -a runner=()
+	if [[ $arch == arm64 ]]; then
+		runner=(qemu-aarch64)
+	fi
+	set +e
+	(ulimit -c 0; exec env -i "${envv[@]}" "${runner[@]}" "$bin" "${args[@]}") \
+		<"$stdin" >"$out" 2>"$out.stderr"
+	rc=$?
+	set -e
+	rm -rf "$tmp"
+	echo "$rc"
+}
+
+# expected_file NAME ARCH EXT: the expected file that applies to ARCH.
+expected_file() {
+	if [[ -f expected/$1.$2.$3 ]]; then
+		echo "expected/$1.$2.$3"
+	else
+		echo "expected/$1.$3"
+	fi
+}
+
+check_args_files() {
+	local name rest want have
+	while read -r name rest; do
+		want=$(tr -s ' \t' '\n\n' <<<"$rest" | sed '/^$/d')
+		have=""
+		[[ -f expected/$name.args ]] && have=$(cat "expected/$name.args")
+		if [[ $want != "$have" ]]; then
+			echo "MANIFEST arguments of $name differ from expected/$name.args" >&2
+			return 1
+		fi
+	done < <(manifest)
+}
+
+check() {
+	local work fails=0 name rest arch rc want_rc out
+	work=$(mktemp -d)
+	trap 'rm -rf "$work"' RETURN
+	check_args_files || fails=$((fails + 1))
+	build_go "$work/go"
+	while read -r name rest; do
+		# shellcheck disable=SC2086 # word splitting of the arguments is intended
+		set -- $rest
+		for arch in $ARCHES; do
+			out=$work/$name.$arch.out
+			rc=$(run "$arch" bin "$work/go" "$out" "$name" "$@")
+			want_rc=0
+			f=$(expected_file "$name" "$arch" exit)
+			[[ -f $f ]] && want_rc=$(cat "$f")
+			f=$(expected_file "$name" "$arch" out)
+			if [[ $rc != "$want_rc" ]] || ! cmp -s "$out" "$f"; then
+				echo "FAIL $name ($arch): exit $rc (want $want_rc)"
+				diff "$f" "$out" | head -20 || true
+				head -5 "$out.stderr"
+				fails=$((fails + 1))
+			else
+				echo "ok   $name ($arch)"
+			fi
+		done
+	done < <(manifest)
+	if ((fails)); then
+		echo "$fails failures"
+		return 1
+	fi
+	echo "all guests match"
+}
+
+expected() {
+	local work name rest rc
+	work=$(mktemp -d)
+	trap 'rm -rf "$work"' RETURN
+	build_go "$work/go"
+	while read -r name rest; do
+		# shellcheck disable=SC2086
+		set -- $rest
+		if [[ " $PER_ARCH " == *" $name "* ]]; then
+			run amd64 bin "$work/go" "expected/$name.amd64.out" "$name" "$@" >/dev/null
+			run arm64 bin "$work/go" "expected/$name.arm64.out" "$name" "$@" >/dev/null
+			rm -f "expected/$name.amd64.out.stderr" "expected/$name.arm64.out.stderr"
+		else
+			rc=$(run amd64 bin "$work/go" "expected/$name.out" "$name" "$@")
+			rm -f "expected/$name.out.stderr"
+			echo "$name: exit $rc"
+		fi
+	done < <(manifest)
+	check
+}
+
+case ${1:-bin} in
+bin) build_bin ;;
+check) check ;;
+expected) expected ;;
+*)
+	echo "usage: $0 [bin|check|expected]" >&2
+	exit 2
+	;;
+esac

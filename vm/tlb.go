@@ -1,0 +1,312 @@
+package vm
+
+import (
+	"encoding/binary"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// TLB is a CPU's software translation cache over an MM: direct-mapped,
+// separate read and write sides. It is owned by one CPU (one goroutine)
+// and needs no lock.
+//
+// Memory model for parallel guest threads: guest pages are plain byte
+// arrays shared by the goroutines that run the threads of a thread group.
+// Ordinary guest loads and stores are plain Go memory accesses (a racing
+// guest gets racy results, as on hardware; Go's race detector would see
+// guest races, so -race runs use the deterministic scheduler). Atomic guest
+// operations (LDXR/STXR pairs, LOCK-prefixed x86 instructions, CAS) go
+// through Atomic32/Atomic64, which return pointers into the page for
+// sync/atomic; misaligned or page-crossing atomics fall back to
+// SplitLock, one global lock for all of them, which is exactly x86's split
+// lock behaviour.
+//
+// Invalidation: every munmap/mprotect, and every page that gains
+// predecoded code, bumps MM.gen. Sync compares and flushes; the CPU calls
+// it on entry to Run and after filling its instruction cache. A thread
+// that unmaps memory another thread is using sees the change at that
+// thread's next exit at the latest.
+type TLB struct {
+	mm  *MM
+	gen uint64
+	r   [tlbSize]tlbEntry
+	w   [tlbSize]tlbEntry
+	// Fault holds the fault of the last failed access.
+	Fault Fault
+}
+
+const (
+	tlbBits = 8
+	tlbSize = 1 << tlbBits
+	tlbMask = tlbSize - 1
+	noTag   = ^uint64(0)
+)
+
+type tlbEntry struct {
+	tag  uint64 // virtual page number, noTag when empty
+	data *[PageSize]byte
+}
+
+// SplitLock serialises atomic operations that are misaligned or cross a
+// page boundary.
+var SplitLock sync.Mutex
+
+// NewTLB returns an empty TLB for mm.
+func NewTLB(mm *MM) *TLB {
+	t := &TLB{mm: mm}
+	t.flush()
+	return t
+}
+
+// MM returns the address space the TLB translates.
+func (t *TLB) MM() *MM { return t.mm }
+
+func (t *TLB) flush() {
+	for i := range t.r {
+		t.r[i] = tlbEntry{tag: noTag}
+		t.w[i] = tlbEntry{tag: noTag}
+	}
+	t.gen = t.mm.gen.Load()
+}
+
+// Sync drops all entries if the address space changed since the last fill.
+func (t *TLB) Sync() {
+	if t.gen != t.mm.gen.Load() {
+		t.flush()
+	}
+}
+
+// fill translates the page of addr for acc and caches it. On failure it
+// records t.Fault and returns nil.
+func (t *TLB) fill(addr uint64, acc Access) *[PageSize]byte {
+	p, f := t.mm.translate(addr, acc)
+	if f != nil {
+		t.Fault = *f
+		return nil
+	}
+	vpn := addr >> PageShift
+	if acc == AccessWrite {
+		if p.hasCode.Load() {
+			// Stores to pages with predecoded code are never cached, so
+			// each one bumps CodeVersion (slow path).
+			return &p.Data
+		}
+		t.w[vpn&tlbMask] = tlbEntry{tag: vpn, data: &p.Data}
+		// A writable page is readable on both architectures.
+	}
+	if p.Prot()&ProtRead != 0 {
+		t.r[vpn&tlbMask] = tlbEntry{tag: vpn, data: &p.Data}
+	}
+	return &p.Data
+}
+
+func (t *TLB) readPage(addr uint64) *[PageSize]byte {
+	e := &t.r[(addr>>PageShift)&tlbMask]
+	if e.tag == addr>>PageShift {
+		return e.data
+	}
+	return t.fill(addr, AccessRead)
+}
+
+// writePage returns the page for a store, bumping CodeVersion when the page
+// holds predecoded code.
+func (t *TLB) writePage(addr uint64) *[PageSize]byte {
+	e := &t.w[(addr>>PageShift)&tlbMask]
+	if e.tag == addr>>PageShift {
+		return e.data
+	}
+	d := t.fill(addr, AccessWrite)
+	if d != nil {
+		p := (*Page)(unsafe.Pointer(d))
+		if p.hasCode.Load() {
+			p.CodeVersion.Add(1)
+		}
+	}
+	return d
+}
+
+// Load8 reads one byte. ok is false on a fault (see t.Fault).
+func (t *TLB) Load8(addr uint64) (uint8, bool) {
+	e := &t.r[(addr>>PageShift)&tlbMask]
+	if e.tag == addr>>PageShift {
+		return e.data[addr&PageMask], true
+	}
+	return t.loadSlow8(addr)
+}
+
+func (t *TLB) loadSlow8(addr uint64) (uint8, bool) {
+	d := t.fill(addr, AccessRead)
+	if d == nil {
+		return 0, false
+	}
+	return d[addr&PageMask], true
+}
+
+// Load16 reads a little-endian 16-bit value.
+func (t *TLB) Load16(addr uint64) (uint16, bool) {
+	e := &t.r[(addr>>PageShift)&tlbMask]
+	if e.tag == addr>>PageShift && addr&PageMask <= PageSize-2 {
+		return binary.LittleEndian.Uint16(e.data[addr&PageMask:]), true
+	}
+	v, ok := t.loadSlow(addr, 2)
+	return uint16(v), ok
+}
+
+// Load32 reads a little-endian 32-bit value.
+func (t *TLB) Load32(addr uint64) (uint32, bool) {
+	e := &t.r[(addr>>PageShift)&tlbMask]
+	if e.tag == addr>>PageShift && addr&PageMask <= PageSize-4 {
+		return binary.LittleEndian.Uint32(e.data[addr&PageMask:]), true
+	}
+	v, ok := t.loadSlow(addr, 4)
+	return uint32(v), ok
+}
+
+// Load64 reads a little-endian 64-bit value.
+func (t *TLB) Load64(addr uint64) (uint64, bool) {
+	e := &t.r[(addr>>PageShift)&tlbMask]
+	if e.tag == addr>>PageShift && addr&PageMask <= PageSize-8 {
+		return binary.LittleEndian.Uint64(e.data[addr&PageMask:]), true
+	}
+	return t.loadSlow(addr, 8)
+}
+
+// loadSlow handles TLB misses and page-crossing loads of n ≤ 8 bytes.
+func (t *TLB) loadSlow(addr uint64, n int) (uint64, bool) {
+	var b [8]byte
+	for i := 0; i < n; {
+		a := addr + uint64(i)
+		d := t.readPage(a)
+		if d == nil {
+			return 0, false
+		}
+		i += copy(b[i:n], d[a&PageMask:])
+	}
+	return binary.LittleEndian.Uint64(b[:]), true
+}
+
+// Store8 writes one byte.
+func (t *TLB) Store8(addr uint64, v uint8) bool {
+	e := &t.w[(addr>>PageShift)&tlbMask]
+	if e.tag == addr>>PageShift {
+		e.data[addr&PageMask] = v
+		return true
+	}
+	return t.storeSlow(addr, uint64(v), 1)
+}
+
+// Store16 writes a little-endian 16-bit value.
+func (t *TLB) Store16(addr uint64, v uint16) bool {
+	e := &t.w[(addr>>PageShift)&tlbMask]
+	if e.tag == addr>>PageShift && addr&PageMask <= PageSize-2 {
+		binary.LittleEndian.PutUint16(e.data[addr&PageMask:], v)
+		return true
+	}
+	return t.storeSlow(addr, uint64(v), 2)
+}
+
+// Store32 writes a little-endian 32-bit value.
+func (t *TLB) Store32(addr uint64, v uint32) bool {
+	e := &t.w[(addr>>PageShift)&tlbMask]
+	if e.tag == addr>>PageShift && addr&PageMask <= PageSize-4 {
+		binary.LittleEndian.PutUint32(e.data[addr&PageMask:], v)
+		return true
+	}
+	return t.storeSlow(addr, uint64(v), 4)
+}
+
+// Store64 writes a little-endian 64-bit value.
+func (t *TLB) Store64(addr uint64, v uint64) bool {
+	e := &t.w[(addr>>PageShift)&tlbMask]
+	if e.tag == addr>>PageShift && addr&PageMask <= PageSize-8 {
+		binary.LittleEndian.PutUint64(e.data[addr&PageMask:], v)
+		return true
+	}
+	return t.storeSlow(addr, v, 8)
+}
+
+// storeSlow handles misses and page-crossing stores. Both pages are
+// translated before any byte is written, so a faulting store has no effect.
+func (t *TLB) storeSlow(addr, v uint64, n int) bool {
+	d0 := t.writePage(addr)
+	if d0 == nil {
+		return false
+	}
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], v)
+	off := addr & PageMask
+	if int(off)+n <= PageSize {
+		copy(d0[off:], b[:n])
+		return true
+	}
+	d1 := t.writePage(addr + uint64(n))
+	if d1 == nil {
+		return false
+	}
+	k := copy(d0[off:], b[:n])
+	copy(d1[:], b[k:n])
+	return true
+}
+
+// LoadBytes copies len(b) bytes from guest memory (any size, any alignment).
+func (t *TLB) LoadBytes(addr uint64, b []byte) bool {
+	for i := 0; i < len(b); {
+		a := addr + uint64(i)
+		d := t.readPage(a)
+		if d == nil {
+			return false
+		}
+		i += copy(b[i:], d[a&PageMask:])
+	}
+	return true
+}
+
+// StoreBytes copies b into guest memory. Every page is checked first.
+func (t *TLB) StoreBytes(addr uint64, b []byte) bool {
+	for a := addr &^ PageMask; a < addr+uint64(len(b)); a += PageSize {
+		if t.writePage(a) == nil {
+			if a < addr {
+				t.Fault.Addr = addr
+			}
+			return false
+		}
+	}
+	for i := 0; i < len(b); {
+		a := addr + uint64(i)
+		d := t.writePage(a)
+		i += copy(d[a&PageMask:], b[i:])
+	}
+	return true
+}
+
+// Atomic32 returns a pointer to the aligned 32-bit word at addr for
+// sync/atomic read-modify-write. The page must be writable. ok is false
+// on a fault; ptr is nil (and ok true) when addr is misaligned, in which
+// case the caller must do the operation under SplitLock with plain
+// Load/Store.
+func (t *TLB) Atomic32(addr uint64) (ptr *uint32, ok bool) {
+	d := t.writePage(addr)
+	if d == nil {
+		return nil, false
+	}
+	if addr&3 != 0 {
+		return nil, true
+	}
+	return (*uint32)(unsafe.Pointer(&d[addr&PageMask])), true
+}
+
+// Atomic64 is Atomic32 for 64-bit words.
+func (t *TLB) Atomic64(addr uint64) (ptr *uint64, ok bool) {
+	d := t.writePage(addr)
+	if d == nil {
+		return nil, false
+	}
+	if addr&7 != 0 {
+		return nil, true
+	}
+	return (*uint64)(unsafe.Pointer(&d[addr&PageMask])), true
+}
+
+// AtomicLoad64 is an acquire load of an aligned 64-bit word (LDAR, LDAXR).
+func AtomicLoad64(p *uint64) uint64 { return atomic.LoadUint64(p) }
