@@ -1,0 +1,86 @@
+package main
+
+import (
+	"io"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"uvm/tasks"
+)
+
+// Guest benchmarks: whole programs under uvm, reporting guest MIPS and
+// ns per guest instruction. Run with
+//
+//	go test ./cmd/uvm -run '^$' -bench Guest -benchtime 3x
+func BenchmarkGuest(b *testing.B) {
+	for _, arch := range guestArches {
+		for _, c := range []struct {
+			name string
+			args []string
+		}{
+			{"fib", []string{"30"}},
+			{"coremark", nil},
+		} {
+			b.Run(arch+"/"+c.name, func(b *testing.B) {
+				bin, _ := filepath.Abs(filepath.Join("../../testdata/bin", arch, c.name))
+				var insns uint64
+				var elapsed time.Duration
+				b.ReportAllocs()
+				for i := 0; i < b.N; i++ {
+					k := tasks.NewKernel(tasks.Options{Stdout: io.Discard, Stderr: io.Discard})
+					start := time.Now()
+					tg, err := k.Start(bin, append([]string{c.name}, c.args...))
+					if err != nil {
+						b.Fatal(err)
+					}
+					if st := tg.Wait(); st.ShellCode() != 0 {
+						b.Fatalf("status %d", st.ShellCode())
+					}
+					elapsed += time.Since(start)
+					insns += tg.Retired()
+				}
+				b.ReportMetric(float64(insns)/elapsed.Seconds()/1e6, "MIPS")
+				b.ReportMetric(float64(elapsed.Nanoseconds())/float64(insns), "ns/insn")
+				b.ReportMetric(float64(insns)/float64(b.N), "insns/op")
+			})
+		}
+	}
+}
+
+// TestDeterministic: a multi-threaded guest gives identical output and
+// trace hash on repeated deterministic runs.
+func TestDeterministic(t *testing.T) {
+	for _, arch := range guestArches {
+		for _, name := range []string{"threads", "go-goroutines"} {
+			t.Run(arch+"/"+name, func(t *testing.T) {
+				var bin string
+				if strings.HasPrefix(name, "go-") {
+					bin = filepath.Join(goGuestDir(t, arch), strings.TrimPrefix(name, "go-"))
+				} else {
+					bin, _ = filepath.Abs(filepath.Join("../../testdata/bin", arch, name))
+				}
+				var first, firstHash string
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+				for i := 0; i < 4; i++ {
+					runtime.GOMAXPROCS(1 + i%2) // the same run at any GOMAXPROCS
+					var o, e strings.Builder
+					code := run([]string{"run", "--clean-env", "--det", "--seed", "7", "--trace-hash", bin}, strings.NewReader(""), &o, &e)
+					if code != 0 {
+						t.Fatalf("status %d: %s", code, e.String())
+					}
+					hash := e.String()
+					if i == 0 {
+						first, firstHash = o.String(), hash
+						continue
+					}
+					if o.String() != first || hash != firstHash {
+						t.Fatalf("run %d differs:\nstdout %q vs %q\nhash %q vs %q", i, o.String(), first, hash, firstHash)
+					}
+				}
+			})
+		}
+	}
+}

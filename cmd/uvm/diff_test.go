@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestDifferential runs every C guest natively (amd64 guests on a
+// linux/amd64 host) or under qemu-user (when installed) and under uvm, and
+// compares stdout, stderr and exit status. Missing oracles skip cleanly.
+func TestDifferential(t *testing.T) {
+	entries := readManifest(t)
+	for _, arch := range guestArches {
+		t.Run(arch, func(t *testing.T) {
+			var oracle []string
+			switch {
+			case arch == "amd64" && runtime.GOOS == "linux" && runtime.GOARCH == "amd64":
+				oracle = nil // run natively
+			default:
+				q := map[string]string{"arm64": "qemu-aarch64", "amd64": "qemu-x86_64"}[arch]
+				p, err := exec.LookPath(q)
+				if err != nil {
+					t.Skipf("no oracle for %s: %s not installed", arch, q)
+				}
+				oracle = []string{p}
+			}
+			for _, ent := range entries {
+				if strings.HasPrefix(ent.name, "go-") {
+					continue // Go guests: covered by TestGuests' golden files
+				}
+				t.Run(ent.name, func(t *testing.T) {
+					bin, _ := filepath.Abs(filepath.Join("../../testdata/bin", arch, ent.name))
+					exp := "../../testdata/expected/" + ent.name
+					stdin, _ := readOpt(exp + ".stdin")
+					var env []string
+					if b, ok := readOpt(exp + ".env"); ok {
+						env = strings.Split(strings.TrimSpace(string(b)), "\n")
+					}
+					tmp := t.TempDir()
+					args := make([]string, len(ent.args))
+					for i, a := range ent.args {
+						if a == "$TMP" {
+							a = tmp
+						}
+						args[i] = a
+					}
+					cmdline := append(append(append([]string{}, oracle...), bin), args...)
+					cmd := exec.Command(cmdline[0], cmdline[1:]...)
+					cmd.Env = append([]string{}, env...) // non-nil: a clean environment, like uvm --clean-env
+					cmd.Stdin = bytes.NewReader(stdin)
+					var no, ne bytes.Buffer
+					cmd.Stdout, cmd.Stderr = &no, &ne
+					nativeCode := 0
+					if err := cmd.Run(); err != nil {
+						var ee *exec.ExitError
+						if !errors.As(err, &ee) {
+							t.Fatalf("oracle: %v", err)
+						}
+						nativeCode = ee.ExitCode()
+						if ws, ok := exitSignal(ee); ok {
+							nativeCode = 128 + ws
+						}
+					}
+					os.RemoveAll(tmp)
+					os.Mkdir(tmp, 0o755)
+					out, errOut, code := runGuest(t, bin, args, env, stdin, "")
+					if out != no.String() {
+						t.Errorf("stdout differs\n--- uvm\n%s\n--- oracle\n%s", out, no.String())
+					}
+					if code != nativeCode {
+						t.Errorf("status: uvm %d, oracle %d (uvm stderr %q)", code, nativeCode, errOut)
+					}
+					if nativeCode < 128 && errOut != ne.String() {
+						t.Errorf("stderr differs\n--- uvm\n%s\n--- oracle\n%s", errOut, ne.String())
+					}
+				})
+			}
+		})
+	}
+}

@@ -1,0 +1,208 @@
+// Command uvm runs arm64 and x86-64 Linux programs on any host.
+//
+//	uvm run [flags] PROG [ARGS...]
+//	uvm version
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"uvm/tasks"
+	"uvm/vm"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+const usage = `usage: uvm <command> [arguments]
+
+commands:
+  run [flags] PROG [ARGS...]   run a static arm64 or x86-64 Linux program
+  version                      print uvm's version
+  help                         print this help
+
+Run 'uvm run -h' for the run flags.
+`
+
+// version is uvm's release version.
+const version = "0.1.0-dev"
+
+// run is main without the process exit, for tests.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "run":
+		return cmdRun(args[1:], stdin, stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintf(stdout, "uvm %s\n", version)
+		return 0
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "uvm: unknown command %q\n%s", args[0], usage)
+	return 2
+}
+
+// listFlag collects repeated string flags.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("uvm run", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	var (
+		root      = fl.String("L", "", "directory prefix for absolute guest paths (like qemu-user -L)")
+		setEnv    listFlag
+		unsetEnv  listFlag
+		cleanEnv  = fl.Bool("clean-env", false, "start the guest with an empty environment (then add -E)")
+		traceOut  = fl.String("trace", "", "write one line per event (syscalls with arguments and results, thread start/exit, signals, exit) to FILE ('-' for stderr)")
+		straceOut = fl.String("strace", "", "same as --trace")
+		traceHash = fl.Bool("trace-hash", false, "print a SHA-256 over the event stream and the final state at exit (stderr)")
+		det       = fl.Bool("det", false, "deterministic mode: one runnable thread at a time, fixed quanta, virtual time, seeded randomness")
+		seed      = fl.Uint64("seed", 0, "seed for randomness (and chaos quanta) in deterministic mode")
+		chaos     = fl.Bool("det-chaos", false, "deterministic mode with seeded random quanta (implies --det)")
+		quantum   = fl.Int64("quantum", tasks.DefaultQuantum, "deterministic scheduler time slice, in instructions")
+		nsPerInsn = fl.Int64("ns-per-insn", 1, "virtual clock rate in deterministic mode: nanoseconds per retired instruction")
+		traceInsn = fl.String("trace-insn", "", "write the registers before every instruction to FILE, in shared/tools/qemu-trace format")
+		stats     = fl.Bool("stats", false, "print retired instructions, syscalls and unimplemented items at exit (stderr)")
+		argv0     = fl.String("0", "", "argv[0] for the guest (default: PROG)")
+	)
+	fl.Var(&setEnv, "E", "set guest environment variable VAR=VALUE (repeatable)")
+	fl.Var(&unsetEnv, "U", "remove guest environment variable VAR (repeatable)")
+	fl.Usage = func() {
+		fmt.Fprintf(stderr, "usage: uvm run [flags] PROG [ARGS...]\n\nflags:\n")
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fl.NArg() == 0 {
+		fmt.Fprintf(stderr, "uvm run: missing program\n")
+		fl.Usage()
+		return 2
+	}
+	prog := fl.Arg(0)
+	env := []string{}
+	if !*cleanEnv {
+		env = os.Environ()
+	}
+	env = editEnv(env, setEnv, unsetEnv)
+
+	if *quantum <= 0 || *nsPerInsn <= 0 {
+		fmt.Fprintf(stderr, "uvm run: --quantum and --ns-per-insn must be positive\n")
+		return 2
+	}
+	opts := tasks.Options{Root: *root, Env: env, Stdin: stdin, Stdout: stdout, Stderr: stderr, Log: stderr,
+		Deterministic: *det || *chaos, Chaos: *chaos, Seed: *seed, Quantum: *quantum, NsPerInsn: *nsPerInsn,
+		TraceHash: *traceHash}
+	closeAll := []io.Closer{}
+	defer func() {
+		for _, c := range closeAll {
+			c.Close()
+		}
+	}()
+	open := func(name string) (io.Writer, error) {
+		if name == "-" {
+			return stderr, nil
+		}
+		f, err := os.Create(name)
+		if err != nil {
+			return nil, err
+		}
+		closeAll = append(closeAll, f)
+		return f, nil
+	}
+	var err error
+	if *traceOut == "" {
+		*traceOut = *straceOut
+	}
+	if *traceOut != "" {
+		if opts.Trace, err = open(*traceOut); err != nil {
+			fmt.Fprintf(stderr, "uvm: %v\n", err)
+			return 2
+		}
+	}
+	if *traceInsn != "" {
+		w, err := open(*traceInsn)
+		if err != nil {
+			fmt.Fprintf(stderr, "uvm: %v\n", err)
+			return 2
+		}
+		bw := newBufWriter(w)
+		defer bw.Flush()
+		opts.TraceInsn = bw
+	}
+	name := prog
+	if *argv0 != "" {
+		name = *argv0
+	}
+	k := tasks.NewKernel(opts)
+	tg, err := k.Start(prog, append([]string{name}, fl.Args()[1:]...))
+	if err != nil {
+		return startError(stderr, prog, err)
+	}
+	st := tg.Wait()
+	if *stats {
+		k.WriteStats(stderr, tg)
+	}
+	if *traceHash {
+		fmt.Fprintf(stderr, "uvm: trace-hash %s\n", k.TraceHash())
+	}
+	return st.ShellCode()
+}
+
+// startError reports a program that could not be started, with the exit
+// status a shell uses: 127 when it does not exist, 126 when it cannot be
+// executed.
+func startError(stderr io.Writer, prog string, err error) int {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		fmt.Fprintf(stderr, "uvm: %s: no such file or directory\n", prog)
+		return 127
+	case errors.Is(err, vm.ErrNotELF), errors.Is(err, vm.ErrBadELF), errors.Is(err, vm.ErrUnsupported):
+		fmt.Fprintf(stderr, "uvm: %v\n", err)
+		return 126
+	case errors.Is(err, fs.ErrPermission):
+		fmt.Fprintf(stderr, "uvm: %s: permission denied\n", prog)
+		return 126
+	}
+	fmt.Fprintf(stderr, "uvm: %s: %v\n", prog, err)
+	return 126
+}
+
+// editEnv applies -U removals and -E settings.
+func editEnv(env []string, set, unset []string) []string {
+	drop := map[string]bool{}
+	for _, u := range unset {
+		drop[u] = true
+	}
+	for _, s := range set {
+		if k, _, ok := strings.Cut(s, "="); ok {
+			drop[k] = true
+		}
+	}
+	out := env[:0:0]
+	for _, e := range env {
+		k, _, _ := strings.Cut(e, "=")
+		if !drop[k] {
+			out = append(out, e)
+		}
+	}
+	return append(out, set...)
+}

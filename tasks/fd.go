@@ -1,0 +1,204 @@
+package tasks
+
+import (
+	"io"
+	"os"
+	"sort"
+	"sync"
+)
+
+// fileKind says what backs an open file description.
+type fileKind uint8
+
+const (
+	kindHost    fileKind = iota // a host file or directory (*os.File)
+	kindReader                  // a host io.Reader (guest stdin)
+	kindWriter                  // a host io.Writer (guest stdout/stderr)
+	kindEventfd                 // an eventfd (event)
+	kindEpoll                   // an epoll instance (epoll)
+)
+
+// openFile is an open file description (Linux's struct file), shared by
+// dup'ed descriptors and across fork.
+type openFile struct {
+	kind  fileKind
+	host  *os.File
+	r     io.Reader
+	w     io.Writer
+	path  string // guest-visible path (for /proc/self/fd and messages)
+	flags int    // O_ACCMODE | O_APPEND | O_NONBLOCK …
+	event *eventFD
+	epoll *epollInstance
+	// mu protects dirents and direntPos (getdents64 state).
+	mu        sync.Mutex
+	dirents   []dirent
+	direntPos int
+	refs      int32 // protected by fdTable.mu
+}
+
+type dirent struct {
+	name string
+	ino  uint64
+	typ  uint8 // DT_*
+}
+
+// fdTable is a thread group's descriptor table (files_struct).
+type fdTable struct {
+	// mu protects fds.
+	mu  sync.Mutex
+	fds map[int32]fdEntry
+	k   *Kernel
+}
+
+type fdEntry struct {
+	f       *openFile
+	cloexec bool
+}
+
+func newFDTable(k *Kernel) *fdTable {
+	t := &fdTable{fds: map[int32]fdEntry{}, k: k}
+	if f, ok := k.opts.Stdin.(*os.File); ok {
+		t.install(0, &openFile{kind: kindHost, host: f, path: "/dev/stdin", flags: oRDONLY}, false)
+	} else {
+		t.install(0, &openFile{kind: kindReader, r: k.opts.Stdin, path: "/dev/stdin", flags: oRDONLY}, false)
+	}
+	t.install(1, writerFile(k.opts.Stdout, "/dev/stdout"), false)
+	t.install(2, writerFile(k.opts.Stderr, "/dev/stderr"), false)
+	return t
+}
+
+func writerFile(w io.Writer, name string) *openFile {
+	if f, ok := w.(*os.File); ok {
+		return &openFile{kind: kindHost, host: f, path: name, flags: oWRONLY}
+	}
+	return &openFile{kind: kindWriter, w: w, path: name, flags: oWRONLY}
+}
+
+func (t *fdTable) install(fd int32, f *openFile, cloexec bool) {
+	t.fds[fd] = fdEntry{f: f, cloexec: cloexec}
+	f.refs++
+}
+
+// get returns the file for fd.
+func (t *fdTable) get(fd int32) (*openFile, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e, ok := t.fds[fd]
+	return e.f, ok
+}
+
+// maxFDs is RLIMIT_NOFILE's soft limit as uvm reports it.
+const maxFDs = 1024
+
+// alloc installs f at the lowest free descriptor ≥ min.
+func (t *fdTable) alloc(f *openFile, min int32, cloexec bool) (int32, Errno) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for fd := min; fd < maxFDs; fd++ {
+		if _, used := t.fds[fd]; !used {
+			t.install(fd, f, cloexec)
+			return fd, 0
+		}
+	}
+	return -1, EMFILE
+}
+
+// dupTo makes newfd refer to oldfd's file (dup2/dup3).
+func (t *fdTable) dupTo(oldfd, newfd int32, cloexec bool) Errno {
+	if newfd < 0 || newfd >= maxFDs {
+		return EBADF
+	}
+	t.mu.Lock()
+	e, ok := t.fds[oldfd]
+	if !ok {
+		t.mu.Unlock()
+		return EBADF
+	}
+	old, had := t.fds[newfd]
+	if had {
+		delete(t.fds, newfd)
+	}
+	t.install(newfd, e.f, cloexec)
+	t.mu.Unlock()
+	if had {
+		t.release(old.f)
+	}
+	return 0
+}
+
+// close removes fd.
+func (t *fdTable) close(fd int32) Errno {
+	t.mu.Lock()
+	e, ok := t.fds[fd]
+	if ok {
+		delete(t.fds, fd)
+	}
+	t.mu.Unlock()
+	if !ok {
+		return EBADF
+	}
+	t.release(e.f)
+	return 0
+}
+
+func (t *fdTable) release(f *openFile) {
+	t.mu.Lock()
+	f.refs--
+	last := f.refs == 0
+	t.mu.Unlock()
+	if last && f.kind == kindHost && f.host != nil && f.host.Fd() > 2 {
+		f.host.Close()
+	}
+}
+
+func (t *fdTable) setCloexec(fd int32, on bool) Errno {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e, ok := t.fds[fd]
+	if !ok {
+		return EBADF
+	}
+	e.cloexec = on
+	t.fds[fd] = e
+	return 0
+}
+
+func (t *fdTable) cloexec(fd int32) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.fds[fd].cloexec
+}
+
+func (t *fdTable) closeAll() {
+	t.mu.Lock()
+	fds := make([]int32, 0, len(t.fds))
+	for fd := range t.fds {
+		fds = append(fds, fd)
+	}
+	t.mu.Unlock()
+	sort.Slice(fds, func(i, j int) bool { return fds[i] < fds[j] })
+	for _, fd := range fds {
+		t.close(fd)
+	}
+}
+
+// Linux open flags (asm-generic; the same values on x86-64 and arm64 for
+// everything uvm uses except O_DIRECTORY/O_NOFOLLOW/O_DIRECT/O_LARGEFILE,
+// which differ on arm64 and are translated per arch).
+const (
+	oRDONLY    = 0
+	oWRONLY    = 1
+	oRDWR      = 2
+	oACCMODE   = 3
+	oCREAT     = 0o100
+	oEXCL      = 0o200
+	oNOCTTY    = 0o400
+	oTRUNC     = 0o1000
+	oAPPEND    = 0o2000
+	oNONBLOCK  = 0o4000
+	oDSYNC     = 0o10000
+	oDIRECTORY = 0o200000  // x86-64 value; arm64 uses 0o40000
+	oNOFOLLOW  = 0o400000  // x86-64 value; arm64 uses 0o100000
+	oCLOEXEC   = 0o2000000 // same on both
+	oPATH      = 0o10000000
+)

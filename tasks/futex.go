@@ -1,0 +1,170 @@
+package tasks
+
+import (
+	"encoding/binary"
+	"sync"
+
+	"uvm/vm"
+)
+
+// futexTable is the kernel's futex hash: waiters keyed by address space and
+// address (private and shared futexes are the same thing here: uvm has no
+// shared file mappings between processes yet).
+type futexTable struct {
+	// mu protects waiters; it is a leaf lock (guest memory is read under it
+	// through MM.ReadAt, which takes MM.mu internally — MM.mu is also a leaf
+	// with respect to everything else, so the order is futexTable.mu → MM.mu).
+	mu      sync.Mutex
+	waiters map[futexKey][]*futexWaiter
+}
+
+type futexKey struct {
+	mm   *vm.MM
+	addr uint64
+}
+
+type futexWaiter struct {
+	ch     chan struct{}
+	bitset uint32
+}
+
+func (ft *futexTable) init() { ft.waiters = map[futexKey][]*futexWaiter{} }
+
+// Futex operations (include/uapi/linux/futex.h).
+const (
+	futexWait          = 0
+	futexWake          = 1
+	futexRequeue       = 3
+	futexCmpRequeue    = 4
+	futexWakeOp        = 5
+	futexWaitBitset    = 9
+	futexWakeBitset    = 10
+	futexPrivateFlag   = 128
+	futexClockRealtime = 256
+)
+
+// wait blocks while *addr == val (FUTEX_WAIT), at most timeoutNs (< 0: no
+// timeout) on the kernel's clock.
+// It returns 0 when woken, EAGAIN when the value differed, ETIMEDOUT, or
+// EINTR when the thread group is exiting.
+func (ft *futexTable) wait(t *Task, addr uint64, val, bitset uint32, timeoutNs int64) Errno {
+	if addr&3 != 0 {
+		return EINVAL
+	}
+	if bitset == 0 {
+		return EINVAL
+	}
+	key := futexKey{t.tg.mm, addr}
+	ft.mu.Lock()
+	var b [4]byte
+	if err := t.tg.mm.ReadAt(b[:], addr); err != nil {
+		ft.mu.Unlock()
+		return EFAULT
+	}
+	if binary.LittleEndian.Uint32(b[:]) != val {
+		ft.mu.Unlock()
+		return EAGAIN
+	}
+	w := &futexWaiter{ch: make(chan struct{}), bitset: bitset}
+	ft.waiters[key] = append(ft.waiters[key], w)
+	ft.mu.Unlock()
+	closed := func() bool {
+		select {
+		case <-w.ch:
+			return true
+		default:
+			return false
+		}
+	}
+	timedOut := t.wait(closed, func() <-chan struct{} { return w.ch }, timeoutNs)
+	if closed() {
+		if t.killed.Load() {
+			return EINTR
+		}
+		return 0
+	}
+	if !ft.remove(key, w) {
+		return 0 // woken concurrently with the timeout or kill
+	}
+	if timedOut {
+		return ETIMEDOUT
+	}
+	return EINTR
+}
+
+// remove takes w off its queue; false if it was already woken.
+func (ft *futexTable) remove(key futexKey, w *futexWaiter) bool {
+	ft.mu.Lock()
+	defer ft.mu.Unlock()
+	q := ft.waiters[key]
+	for i, x := range q {
+		if x == w {
+			ft.waiters[key] = append(q[:i:i], q[i+1:]...)
+			if len(ft.waiters[key]) == 0 {
+				delete(ft.waiters, key)
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// wake wakes up to n waiters on addr whose bitset intersects bitset.
+func (ft *futexTable) wake(mm *vm.MM, addr uint64, n int, bitset uint32) int {
+	key := futexKey{mm, addr}
+	ft.mu.Lock()
+	defer ft.mu.Unlock()
+	return ft.wakeLocked(key, n, bitset)
+}
+
+func (ft *futexTable) wakeLocked(key futexKey, n int, bitset uint32) int {
+	q := ft.waiters[key]
+	woken := 0
+	out := q[:0]
+	for _, w := range q {
+		if woken < n && w.bitset&bitset != 0 {
+			close(w.ch)
+			woken++
+			continue
+		}
+		out = append(out, w)
+	}
+	if len(out) == 0 {
+		delete(ft.waiters, key)
+	} else {
+		ft.waiters[key] = out
+	}
+	return woken
+}
+
+// requeue wakes n waiters on addr and moves up to n2 of the rest to addr2.
+func (ft *futexTable) requeue(mm *vm.MM, addr, addr2 uint64, n, n2 int) int {
+	ft.mu.Lock()
+	defer ft.mu.Unlock()
+	key, key2 := futexKey{mm, addr}, futexKey{mm, addr2}
+	woken := ft.wakeLocked(key, n, ^uint32(0))
+	q := ft.waiters[key]
+	moved := 0
+	for moved < n2 && len(q) > 0 {
+		ft.waiters[key2] = append(ft.waiters[key2], q[0])
+		q = q[1:]
+		moved++
+	}
+	if len(q) == 0 {
+		delete(ft.waiters, key)
+	} else {
+		ft.waiters[key] = q
+	}
+	return woken + moved
+}
+
+// wakeAll wakes every waiter in mm (exit_group).
+func (ft *futexTable) wakeAll(mm *vm.MM) {
+	ft.mu.Lock()
+	defer ft.mu.Unlock()
+	for key := range ft.waiters {
+		if key.mm == mm {
+			ft.wakeLocked(key, int(^uint(0)>>1), ^uint32(0))
+		}
+	}
+}

@@ -1,0 +1,5 @@
+//go:build linux
+
+package tasks
+
+const hostIsLinux = true

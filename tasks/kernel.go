@@ -1,0 +1,321 @@
+// Package tasks plays the Linux kernel for guest programs: tasks (threads)
+// and thread groups (processes), the run loop, syscalls, futexes and file
+// descriptors. Both guest architectures share one implementation; each
+// arch only maps its syscall numbers and register ABI.
+package tasks
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"uvm/vm"
+	"uvm/vm/amd64"
+	"uvm/vm/arm64"
+)
+
+// Options configure a Kernel.
+type Options struct {
+	// Root is a directory prefix for absolute guest paths (qemu's -L):
+	// an absolute path that exists under Root is opened there.
+	Root string
+	// Env is the guest environment (KEY=VALUE).
+	Env []string
+	// Stdin, Stdout, Stderr back guest fds 0, 1 and 2.
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Log receives uvm's own messages (unimplemented syscalls, fatal
+	// signals). Defaults to Stderr.
+	Log io.Writer
+	// Trace, when set, receives one line per event: syscall with
+	// arguments and result, thread start/exit, fatal signal, exit status.
+	Trace io.Writer
+	// TraceHash keeps a SHA-256 over the event stream (Kernel.TraceHash).
+	TraceHash bool
+	// TraceInsn, when set, receives the register state before every
+	// instruction in shared/tools/qemu-trace format (single-steps the CPU).
+	TraceInsn io.Writer
+	// Cwd is the initial working directory (default: the host's).
+	Cwd string
+	// Random, when non-nil, supplies AT_RANDOM and getrandom bytes
+	// (default: crypto/rand, or a generator seeded with Seed in
+	// deterministic mode).
+	Random io.Reader
+
+	// Deterministic selects the deterministic scheduler (see sched.go).
+	Deterministic bool
+	// Seed seeds randomness (and chaos quanta) in deterministic mode.
+	Seed uint64
+	// Quantum is the deterministic scheduler's time slice in instructions
+	// (default DefaultQuantum).
+	Quantum int64
+	// NsPerInsn is the virtual clock's rate (default 1 ns per instruction).
+	NsPerInsn int64
+	// Chaos draws each quantum at random (seeded) in [1, 2*Quantum], to
+	// search for schedule-dependent bugs reproducibly.
+	Chaos bool
+}
+
+// DefaultQuantum is the deterministic scheduler's default time slice.
+const DefaultQuantum = 100000
+
+// ExitStatus is how a thread group ended.
+type ExitStatus struct {
+	Code   int // exit code when Signal == 0
+	Signal int // terminating signal, 0 for a normal exit
+	Core   bool
+}
+
+// ShellCode is the status a shell would report: the code, or 128+signal.
+func (s ExitStatus) ShellCode() int {
+	if s.Signal != 0 {
+		return 128 + s.Signal
+	}
+	return s.Code
+}
+
+// Kernel is one emulated Linux instance: its processes share pid
+// numbering, statistics and the host I/O it was given.
+type Kernel struct {
+	opts Options
+	log  io.Writer
+
+	// mu protects nextPID and unimpl.
+	mu      sync.Mutex
+	nextPID int32
+	unimpl  map[string]int // unimplemented syscall/instruction → count
+
+	// syscalls counts calls by sysno.
+	syscalls [sysCount]atomic.Uint64
+	// futexes is the global futex hash (kernel/futex).
+	futexes futexTable
+	start   time.Time
+	// det is the deterministic scheduler, nil in parallel mode.
+	det *detSched
+	// groups lists the thread groups started (protected by mu).
+	groups []*ThreadGroup
+	// trace is the event tracer (protected by mu).
+	trace tracer
+}
+
+// NewKernel returns a kernel with the given options.
+func NewKernel(opts Options) *Kernel {
+	if opts.Stdin == nil {
+		opts.Stdin = strings.NewReader("")
+	}
+	if opts.Stdout == nil {
+		opts.Stdout = io.Discard
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = io.Discard
+	}
+	if opts.Random == nil {
+		if opts.Deterministic {
+			opts.Random = newSeededReader(opts.Seed)
+		} else {
+			opts.Random = rand.Reader
+		}
+	}
+	if opts.Quantum <= 0 {
+		opts.Quantum = DefaultQuantum
+	}
+	if opts.NsPerInsn <= 0 {
+		opts.NsPerInsn = 1
+	}
+	if opts.Cwd == "" {
+		opts.Cwd, _ = os.Getwd()
+	}
+	k := &Kernel{opts: opts, log: opts.Log, nextPID: 1000, unimpl: map[string]int{}, start: time.Now()}
+	if k.log == nil {
+		k.log = opts.Stderr
+	}
+	k.futexes.init()
+	k.trace = newTracer(opts.Trace, opts.TraceHash)
+	if opts.Deterministic {
+		k.det = newDetSched(opts.Quantum, opts.NsPerInsn, opts.Seed, opts.Chaos)
+		k.det.deadlock = k.deadlocked
+	}
+	return k
+}
+
+// deadlocked runs when, in deterministic mode, every guest thread waits
+// for something no thread can do (on Linux the program would hang
+// forever). uvm reports it and kills the processes with SIGKILL.
+func (k *Kernel) deadlocked() {
+	k.logf("deadlock: every guest thread is blocked with no timeout; killing the guest")
+	k.mu.Lock()
+	groups := append([]*ThreadGroup(nil), k.groups...)
+	k.mu.Unlock()
+	for _, tg := range groups {
+		tg.exitGroup(ExitStatus{Signal: sigKILL})
+	}
+}
+
+// startTask starts a task's goroutine under the kernel's scheduler.
+func (k *Kernel) startTask(t *Task) {
+	if k.det != nil {
+		k.det.add(t)
+	}
+	go t.run()
+}
+
+// Deterministic reports whether the kernel runs the deterministic scheduler.
+func (k *Kernel) Deterministic() bool { return k.det != nil }
+
+func (k *Kernel) allocPID() int32 {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.nextPID++
+	return k.nextPID
+}
+
+func (k *Kernel) logf(format string, args ...any) {
+	fmt.Fprintf(k.log, "uvm: "+format+"\n", args...)
+}
+
+// noteUnimplemented counts an unimplemented syscall or instruction and
+// reports whether this is its first occurrence.
+func (k *Kernel) noteUnimplemented(what string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.unimpl[what]++
+	return k.unimpl[what] == 1
+}
+
+// ErrExec classifies start failures: the file could not be executed.
+var ErrExec = errors.New("cannot execute")
+
+// Start loads the program at path (a host path) and starts its first
+// thread. argv[0] is what the guest sees as its name.
+func (k *Kernel) Start(path string, argv []string) (*ThreadGroup, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	abs, _ := filepath.Abs(path)
+	mm := vm.NewMM()
+	mm.ExePath = abs
+	img, err := vm.LoadELF(mm, abs, data)
+	if err != nil {
+		return nil, err
+	}
+	var cpu vm.CPU
+	spec := &vm.StackSpec{Argv: argv, Envp: k.opts.Env, ExecFn: path, UID: uint64(os.Getuid()), GID: uint64(os.Getgid())}
+	if _, err := io.ReadFull(k.opts.Random, spec.Random[:]); err != nil {
+		return nil, err
+	}
+	var a *arch
+	switch img.Arch {
+	case vm.ArchARM64:
+		c := arm64.NewCPU(mm)
+		cpu = c
+		spec.Platform = "aarch64"
+		spec.HWCap, spec.HWCap2 = arm64.HWCAP, arm64.HWCAP2
+		spec.MinSigStk = 5120
+		a = &arm64ABI
+	case vm.ArchAMD64:
+		c := amd64.NewCPU(mm)
+		cpu = c
+		spec.Platform = "x86_64"
+		spec.HWCap = amd64.HWCAP()
+		a = &amd64ABI
+	}
+	sp, err := vm.SetupStack(mm, img, spec)
+	if err != nil {
+		return nil, err
+	}
+	cpu.SetSP(sp)
+	cpu.SetPC(img.Entry)
+	tg := &ThreadGroup{k: k, arch: a, mm: mm, img: img, done: make(chan struct{}), cwd: k.opts.Cwd, umask: 0o022}
+	tg.pid = k.allocPID()
+	tg.fds = newFDTable(k)
+	t := tg.newTask(cpu, tg.pid)
+	tg.live.Add(1)
+	k.mu.Lock()
+	k.groups = append(k.groups, tg)
+	k.mu.Unlock()
+	k.event("%d start %s pc=%#x sp=%#x", t.tid, img.Arch, img.Entry, sp)
+	k.startTask(t)
+	return tg, nil
+}
+
+// Run starts the program and waits for it to exit.
+func (k *Kernel) Run(path string, argv []string) (ExitStatus, error) {
+	tg, err := k.Start(path, argv)
+	if err != nil {
+		return ExitStatus{}, err
+	}
+	return tg.Wait(), nil
+}
+
+// Stats returns syscall counts by name and unimplemented items seen.
+func (k *Kernel) Stats() (syscalls map[string]uint64, unimplemented map[string]int) {
+	syscalls = map[string]uint64{}
+	for i := range k.syscalls {
+		if n := k.syscalls[i].Load(); n != 0 {
+			syscalls[sysno(i).String()] = n
+		}
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	unimplemented = map[string]int{}
+	for w, n := range k.unimpl {
+		unimplemented[w] = n
+	}
+	return syscalls, unimplemented
+}
+
+// WriteStats prints the --stats report.
+func (k *Kernel) WriteStats(w io.Writer, tgs ...*ThreadGroup) {
+	sc, un := k.Stats()
+	names := make([]string, 0, len(sc))
+	for n := range sc {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	fmt.Fprintf(w, "uvm stats:\n")
+	for _, tg := range tgs {
+		tg.mu.Lock()
+		ids := make([]int, 0, len(tg.retired))
+		for tid := range tg.retired {
+			ids = append(ids, int(tid))
+		}
+		sort.Ints(ids)
+		var total uint64
+		for _, tid := range ids {
+			n := tg.retired[int32(tid)]
+			total += n
+			fmt.Fprintf(w, "  thread %d: %d instructions retired\n", tid, n)
+		}
+		tg.mu.Unlock()
+		fmt.Fprintf(w, "  process %d: %d instructions retired\n", tg.pid, total)
+	}
+	if k.det != nil {
+		k.det.mu.Lock()
+		fmt.Fprintf(w, "  context switches: %d\n  virtual time: %d ns\n", k.det.switches, k.det.vclock)
+		k.det.mu.Unlock()
+	}
+	fmt.Fprintf(w, "  syscalls:\n")
+	for _, n := range names {
+		fmt.Fprintf(w, "    %-20s %d\n", n, sc[n])
+	}
+	if len(un) > 0 {
+		fmt.Fprintf(w, "  unimplemented:\n")
+		keys := make([]string, 0, len(un))
+		for n := range un {
+			keys = append(keys, n)
+		}
+		sort.Strings(keys)
+		for _, n := range keys {
+			fmt.Fprintf(w, "    %-40s %d\n", n, un[n])
+		}
+	}
+}

@@ -1,0 +1,252 @@
+package tasks
+
+import (
+	"math/rand/v2"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Two schedulers run guest threads:
+//
+//   - parallel (Options.Deterministic false): one goroutine per guest
+//     thread, running freely; blocking syscalls block their goroutine;
+//     time is the host's.
+//   - deterministic: each guest thread still has its goroutine, but only
+//     the holder of a single baton runs. The baton moves round-robin after
+//     a fixed instruction quantum (or a seeded random one with Chaos), at
+//     blocking syscalls and at thread exit, in an order that depends only
+//     on the guest's own behaviour. Time is virtual: the clock advances by
+//     NsPerInsn for every retired instruction (summed over all threads),
+//     and jumps to the earliest sleeper's deadline when every thread is
+//     blocked. The same program, arguments, environment and seed therefore
+//     produce the same run at any GOMAXPROCS on any host.
+//
+// Blocking in deterministic mode is a predicate plus a virtual deadline
+// (Task.wait); the scheduler re-evaluates the predicates of blocked
+// threads at every switch, in thread-id order.
+
+// detSched is the deterministic scheduler.
+type detSched struct {
+	// mu protects everything below; it is taken briefly at switches.
+	mu      sync.Mutex
+	runq    []*Task // runnable, in order
+	blocked []*Task // waiting on a predicate and/or deadline, by tid
+	current *Task
+	quantum int64
+	chaos   *rand.Rand
+	// vclock is virtual nanoseconds since boot.
+	vclock    int64
+	nsPerInsn int64
+	switches  uint64
+	deadlock  func()
+}
+
+// detWait is a blocked task's condition.
+type detWait struct {
+	ready    func() bool
+	deadline int64 // virtual ns; -1: none
+	timedOut bool
+}
+
+func newDetSched(quantum, nsPerInsn int64, chaosSeed uint64, chaos bool) *detSched {
+	s := &detSched{quantum: quantum, nsPerInsn: nsPerInsn}
+	if chaos {
+		s.chaos = rand.New(rand.NewPCG(chaosSeed, 0x75766d))
+	}
+	return s
+}
+
+// budget returns the instruction quantum for the next slice.
+func (s *detSched) budget() int64 {
+	if s.chaos == nil {
+		return s.quantum
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return 1 + s.chaos.Int64N(2*s.quantum)
+}
+
+// add makes a new task runnable (it waits for the baton in acquire).
+func (s *detSched) add(t *Task) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.current == nil {
+		s.current = t
+		t.baton <- struct{}{}
+		return
+	}
+	s.runq = append(s.runq, t)
+}
+
+// acquire waits until t holds the baton.
+func (s *detSched) acquire(t *Task) { <-t.baton }
+
+// account adds retired instructions to the virtual clock.
+func (s *detSched) account(n uint64) {
+	s.mu.Lock()
+	s.vclock += int64(n) * s.nsPerInsn
+	s.mu.Unlock()
+}
+
+func (s *detSched) now() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.vclock
+}
+
+// yield puts t at the back of the run queue and passes the baton.
+func (s *detSched) yield(t *Task) {
+	s.mu.Lock()
+	s.runq = append(s.runq, t)
+	s.switchLocked(t)
+}
+
+// block parks t until w.ready() or the virtual deadline; it reports
+// whether the deadline expired first.
+func (s *detSched) block(t *Task, w *detWait) bool {
+	if w.ready() {
+		return false
+	}
+	s.mu.Lock()
+	if w.deadline >= 0 && w.deadline <= s.vclock {
+		s.mu.Unlock()
+		return true
+	}
+	t.detWait = w
+	s.blocked = append(s.blocked, t)
+	sort.Slice(s.blocked, func(i, j int) bool { return s.blocked[i].tid < s.blocked[j].tid })
+	s.switchLocked(t)
+	t.detWait = nil
+	return w.timedOut
+}
+
+// exit removes t and passes the baton on.
+func (s *detSched) exit(t *Task) {
+	s.mu.Lock()
+	if s.current != t {
+		s.mu.Unlock()
+		return
+	}
+	next := s.pickLocked()
+	s.current = next
+	s.switches++
+	s.mu.Unlock()
+	if next != nil {
+		next.baton <- struct{}{}
+	}
+}
+
+// switchLocked picks the next task, hands it the baton and, if it is not
+// t, waits for t's turn. Called with s.mu held; returns with it released.
+func (s *detSched) switchLocked(t *Task) {
+	next := s.pickLocked()
+	s.current = next
+	s.switches++
+	s.mu.Unlock()
+	if next == t {
+		return
+	}
+	if next != nil {
+		next.baton <- struct{}{}
+	}
+	<-t.baton
+}
+
+// pickLocked wakes blocked tasks whose predicate holds, advances virtual
+// time to the earliest deadline when nothing can run, and returns the
+// next task (nil: nothing can ever run again).
+func (s *detSched) pickLocked() *Task {
+	for {
+		s.wakeReadyLocked()
+		if len(s.runq) > 0 {
+			next := s.runq[0]
+			s.runq = s.runq[1:]
+			return next
+		}
+		if len(s.blocked) == 0 {
+			return nil
+		}
+		earliest := int64(-1)
+		for _, b := range s.blocked {
+			if d := b.detWait.deadline; d >= 0 && (earliest < 0 || d < earliest) {
+				earliest = d
+			}
+		}
+		if earliest < 0 {
+			// Every thread waits for something no thread can do.
+			if s.deadlock != nil {
+				s.deadlock()
+				s.deadlock = nil
+				continue // the handler made the waiters' predicates true
+			}
+			return nil
+		}
+		if earliest > s.vclock {
+			s.vclock = earliest
+		}
+	}
+}
+
+func (s *detSched) wakeReadyLocked() {
+	out := s.blocked[:0]
+	for _, b := range s.blocked {
+		w := b.detWait
+		switch {
+		case w.ready():
+			s.runq = append(s.runq, b)
+		case w.deadline >= 0 && w.deadline <= s.vclock:
+			w.timedOut = true
+			s.runq = append(s.runq, b)
+		default:
+			out = append(out, b)
+		}
+	}
+	for i := len(out); i < len(s.blocked); i++ {
+		s.blocked[i] = nil
+	}
+	s.blocked = out
+}
+
+// wait blocks t until ready() returns true, or timeoutNs nanoseconds of
+// the kernel's clock pass (timeoutNs < 0: no timeout). wake, when not nil,
+// returns a channel that is closed when ready() may have changed (used by
+// the parallel scheduler to sleep without polling). It reports whether the
+// timeout expired. A killed task returns at once.
+func (t *Task) wait(ready func() bool, wake func() <-chan struct{}, timeoutNs int64) (timedOut bool) {
+	k := t.tg.k
+	if k.det != nil {
+		w := &detWait{ready: func() bool { return t.killed.Load() || ready() }, deadline: -1}
+		if timeoutNs >= 0 {
+			w.deadline = k.det.now() + timeoutNs
+		}
+		return k.det.block(t, w)
+	}
+	var deadline time.Time
+	if timeoutNs >= 0 {
+		deadline = time.Now().Add(time.Duration(timeoutNs))
+	}
+	for {
+		var ch <-chan struct{}
+		if wake != nil {
+			ch = wake()
+		}
+		if ready() || t.killed.Load() {
+			return false
+		}
+		d := 50 * time.Millisecond
+		if timeoutNs >= 0 {
+			left := time.Until(deadline)
+			if left <= 0 {
+				return true
+			}
+			d = min(d, left)
+		}
+		tm := time.NewTimer(d)
+		select {
+		case <-ch:
+		case <-tm.C:
+		}
+		tm.Stop()
+	}
+}

@@ -1,0 +1,969 @@
+package tasks
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+const (
+	atFDCWD           = -100
+	atSymlinkNofollow = 0x100
+	atRemoveDir       = 0x200
+	atEmptyPath       = 0x1000
+)
+
+// guestPath makes p absolute against dirfd (AT_FDCWD or a directory).
+func (t *Task) guestPath(dirfd int32, p string) (string, Errno) {
+	if p == "" {
+		return "", ENOENT
+	}
+	if path.IsAbs(p) {
+		return path.Clean(p), 0
+	}
+	base := t.tg.getCwd()
+	if dirfd != atFDCWD {
+		f, ok := t.tg.fds.get(dirfd)
+		if !ok {
+			return "", EBADF
+		}
+		if f.kind != kindHost {
+			return "", ENOTDIR
+		}
+		base = f.path
+	}
+	return path.Join(base, p), 0
+}
+
+// hostPath maps a guest absolute path onto the host (Options.Root first).
+func (t *Task) hostPath(gp string) string {
+	if gp == "/proc/self/exe" || gp == "/proc/"+itoa(int(t.tg.pid))+"/exe" {
+		return t.tg.mm.ExePath
+	}
+	if r := t.tg.k.opts.Root; r != "" {
+		hp := path.Join(r, gp)
+		if _, err := os.Lstat(hp); err == nil {
+			return hp
+		}
+	}
+	return gp
+}
+
+func (t *Task) resolve(dirfd int32, addr uint64) (guest, host string, e Errno) {
+	p, e := t.readPath(addr)
+	if e != 0 {
+		return "", "", e
+	}
+	g, e := t.guestPath(dirfd, p)
+	if e != 0 {
+		return "", "", e
+	}
+	return g, t.hostPath(g), 0
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b [20]byte
+	n := len(b)
+	neg := i < 0
+	if neg {
+		i = -i
+	}
+	for i > 0 {
+		n--
+		b[n] = byte('0' + i%10)
+		i /= 10
+	}
+	if neg {
+		n--
+		b[n] = '-'
+	}
+	return string(b[n:])
+}
+
+func (tg *ThreadGroup) getCwd() string {
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	return tg.cwd
+}
+
+// openFlags translates arch-specific O_DIRECTORY/O_NOFOLLOW to x86 values.
+func (t *Task) openFlags(f uint64) int {
+	fl := int(f)
+	if t.tg.arch == &arm64ABI {
+		const armDir, armNofollow, armDirect, armLarge = 0o40000, 0o100000, 0o200000, 0o400000
+		out := fl &^ (armDir | armNofollow | armDirect | armLarge)
+		if fl&armDir != 0 {
+			out |= oDIRECTORY
+		}
+		if fl&armNofollow != 0 {
+			out |= oNOFOLLOW
+		}
+		return out
+	}
+	return fl &^ 0o100000 // O_LARGEFILE on x86-64
+}
+
+func (t *Task) sysOpenat(dirfd int32, pathAddr, flags, mode uint64) uint64 {
+	g, h, e := t.resolve(dirfd, pathAddr)
+	if e != 0 {
+		return errRet(e)
+	}
+	fl := t.openFlags(flags)
+	hostFlags := 0
+	switch fl & oACCMODE {
+	case oRDONLY:
+		hostFlags = os.O_RDONLY
+	case oWRONLY:
+		hostFlags = os.O_WRONLY
+	case oRDWR:
+		hostFlags = os.O_RDWR
+	default:
+		return errRet(EINVAL)
+	}
+	if fl&oCREAT != 0 {
+		hostFlags |= os.O_CREATE
+	}
+	if fl&oEXCL != 0 {
+		hostFlags |= os.O_EXCL
+	}
+	if fl&oTRUNC != 0 {
+		hostFlags |= os.O_TRUNC
+	}
+	if fl&oAPPEND != 0 {
+		hostFlags |= os.O_APPEND
+	}
+	if fl&oNOFOLLOW != 0 {
+		if fi, err := os.Lstat(h); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return errRet(ELOOP)
+		}
+	}
+	t.tg.mu.Lock()
+	perm := fs.FileMode(uint32(mode) & 0o7777 &^ t.tg.umask)
+	t.tg.mu.Unlock()
+	hf, err := os.OpenFile(h, hostFlags, perm)
+	if err != nil {
+		return errRet(errnoOf(err))
+	}
+	if fl&oDIRECTORY != 0 {
+		if fi, err := hf.Stat(); err != nil || !fi.IsDir() {
+			hf.Close()
+			return errRet(ENOTDIR)
+		}
+	}
+	of := &openFile{kind: kindHost, host: hf, path: g, flags: fl &^ oCLOEXEC}
+	fd, e := t.tg.fds.alloc(of, 0, fl&oCLOEXEC != 0)
+	if e != 0 {
+		hf.Close()
+	}
+	return retFD(fd, e)
+}
+
+func (t *Task) sysRead(fd int32, buf, n uint64, off int64) uint64 {
+	f, ok := t.tg.fds.get(fd)
+	if !ok || f.flags&oACCMODE == oWRONLY {
+		return errRet(EBADF)
+	}
+	if n > 1<<24 {
+		n = 1 << 24
+	}
+	b := make([]byte, n)
+	var got int
+	var err error
+	switch f.kind {
+	case kindEventfd:
+		return t.eventfdRead(f, buf, n)
+	case kindEpoll:
+		return errRet(EINVAL)
+	case kindReader:
+		if off >= 0 {
+			return errRet(ESPIPE)
+		}
+		got, err = f.r.Read(b)
+	case kindWriter:
+		return errRet(EBADF)
+	default:
+		if fi, serr := f.host.Stat(); serr == nil && fi.IsDir() {
+			return errRet(EISDIR)
+		}
+		if off >= 0 {
+			got, err = f.host.ReadAt(b, off)
+		} else {
+			got, err = f.host.Read(b)
+		}
+	}
+	if err != nil && err != io.EOF && got == 0 {
+		return errRet(errnoOf(err))
+	}
+	if t.tg.mm.WriteAt(b[:got], buf) != nil {
+		return errRet(EFAULT)
+	}
+	return uint64(got)
+}
+
+func (t *Task) sysWrite(fd int32, buf, n uint64, off int64) uint64 {
+	f, ok := t.tg.fds.get(fd)
+	if !ok || f.flags&oACCMODE == oRDONLY && f.kind != kindWriter {
+		return errRet(EBADF)
+	}
+	switch f.kind {
+	case kindEventfd:
+		return t.eventfdWrite(f, buf, n)
+	case kindEpoll:
+		return errRet(EINVAL)
+	}
+	b, e := t.readBuf(buf, n)
+	if e != 0 {
+		return errRet(e)
+	}
+	return t.writeFile(f, b, off)
+}
+
+func (t *Task) writeFile(f *openFile, b []byte, off int64) uint64 {
+	var got int
+	var err error
+	switch f.kind {
+	case kindWriter:
+		if off >= 0 {
+			return errRet(ESPIPE)
+		}
+		got, err = f.w.Write(b)
+	case kindReader, kindEventfd, kindEpoll:
+		return errRet(EBADF)
+	default:
+		if off >= 0 {
+			got, err = f.host.WriteAt(b, off)
+		} else {
+			got, err = f.host.Write(b)
+		}
+	}
+	if err != nil && got == 0 {
+		if errors.Is(err, syscall.EPIPE) {
+			return errRet(EPIPE)
+		}
+		return errRet(errnoOf(err))
+	}
+	return uint64(got)
+}
+
+// sysReadv implements readv/writev by gathering into one buffer.
+func (t *Task) sysReadv(fd int32, iov, cnt uint64, write bool) uint64 {
+	if cnt > 1024 {
+		return errRet(EINVAL)
+	}
+	raw, e := t.readBuf(iov, cnt*16)
+	if e != 0 {
+		return errRet(e)
+	}
+	type seg struct{ base, len uint64 }
+	segs := make([]seg, cnt)
+	var total uint64
+	for i := range segs {
+		segs[i] = seg{binary.LittleEndian.Uint64(raw[i*16:]), binary.LittleEndian.Uint64(raw[i*16+8:])}
+		total += segs[i].len
+	}
+	if write {
+		f, ok := t.tg.fds.get(fd)
+		if !ok {
+			return errRet(EBADF)
+		}
+		buf := make([]byte, 0, total)
+		for _, s := range segs {
+			b, e := t.readBuf(s.base, s.len)
+			if e != 0 {
+				return errRet(e)
+			}
+			buf = append(buf, b...)
+		}
+		return t.writeFile(f, buf, -1)
+	}
+	var done uint64
+	for _, s := range segs {
+		if s.len == 0 {
+			continue
+		}
+		r := t.sysRead(fd, s.base, s.len, -1)
+		if int64(r) < 0 {
+			if done > 0 {
+				return done
+			}
+			return r
+		}
+		done += r
+		if r < s.len {
+			break
+		}
+	}
+	return done
+}
+
+func (t *Task) sysLseek(fd int32, off int64, whence int) uint64 {
+	f, ok := t.tg.fds.get(fd)
+	if !ok {
+		return errRet(EBADF)
+	}
+	if f.kind != kindHost || whence > 2 {
+		if f.kind != kindHost {
+			return errRet(ESPIPE)
+		}
+		return errRet(EINVAL)
+	}
+	if fi, err := f.host.Stat(); err == nil {
+		if fi.Mode()&fs.ModeNamedPipe != 0 {
+			return errRet(ESPIPE)
+		}
+		if fi.IsDir() {
+			if whence != 0 || off < 0 {
+				return errRet(EINVAL)
+			}
+			f.mu.Lock()
+			f.direntPos = int(off)
+			if off == 0 {
+				f.dirents = nil
+			}
+			f.mu.Unlock()
+			return uint64(off)
+		}
+	}
+	pos, err := f.host.Seek(off, whence)
+	if err != nil {
+		return errRet(errnoOf(err))
+	}
+	return uint64(pos)
+}
+
+func (t *Task) statFile(f *openFile) (hostStat, Errno) {
+	switch f.kind {
+	case kindHost:
+		fi, err := f.host.Stat()
+		if err != nil {
+			return hostStat{}, errnoOf(err)
+		}
+		st := statFromInfo(fi)
+		t.tg.k.virtualize(&st, f.path)
+		return st, 0
+	case kindEventfd, kindEpoll:
+		return hostStat{mode: 0o600, nlink: 1, blksize: 4096, uid: t.tg.k.uid(), gid: t.tg.k.gid()}, 0
+	default:
+		// A host io.Reader/io.Writer (not a file) looks like a pipe.
+		return hostStat{mode: sIFIFO | 0o600, nlink: 1, blksize: 4096, uid: t.tg.k.uid(), gid: t.tg.k.gid()}, 0
+	}
+}
+
+func (t *Task) sysFstat(fd int32, buf uint64) uint64 {
+	f, ok := t.tg.fds.get(fd)
+	if !ok {
+		return errRet(EBADF)
+	}
+	st, e := t.statFile(f)
+	if e != 0 {
+		return errRet(e)
+	}
+	return errOr0(t.writeBytes(buf, t.tg.arch.statLayout.encode(&st)))
+}
+
+func (t *Task) writeBytes(addr uint64, b []byte) Errno {
+	if t.tg.mm.WriteAt(b, addr) != nil {
+		return EFAULT
+	}
+	return 0
+}
+
+// statAt stats a path or, with AT_EMPTY_PATH and an empty path, dirfd.
+func (t *Task) statAt(dirfd int32, pathAddr, flags uint64) (hostStat, Errno) {
+	p, e := t.readPath(pathAddr)
+	if e != 0 {
+		return hostStat{}, e
+	}
+	if p == "" {
+		if flags&atEmptyPath == 0 {
+			return hostStat{}, ENOENT
+		}
+		f, ok := t.tg.fds.get(dirfd)
+		if !ok && dirfd != atFDCWD {
+			return hostStat{}, EBADF
+		}
+		if dirfd == atFDCWD {
+			p = "."
+		} else {
+			return t.statFile(f)
+		}
+	}
+	g, e := t.guestPath(dirfd, p)
+	if e != 0 {
+		return hostStat{}, e
+	}
+	h := t.hostPath(g)
+	var fi fs.FileInfo
+	var err error
+	if flags&atSymlinkNofollow != 0 {
+		fi, err = os.Lstat(h)
+	} else {
+		fi, err = os.Stat(h)
+	}
+	if err != nil {
+		return hostStat{}, errnoOf(err)
+	}
+	st := statFromInfo(fi)
+	t.tg.k.virtualize(&st, g)
+	return st, 0
+}
+
+func (t *Task) sysFstatat(dirfd int32, pathAddr, buf, flags uint64) uint64 {
+	st, e := t.statAt(dirfd, pathAddr, flags)
+	if e != 0 {
+		return errRet(e)
+	}
+	return errOr0(t.writeBytes(buf, t.tg.arch.statLayout.encode(&st)))
+}
+
+func (t *Task) sysStatx(dirfd int32, pathAddr, flags, buf uint64) uint64 {
+	st, e := t.statAt(dirfd, pathAddr, flags)
+	if e != 0 {
+		return errRet(e)
+	}
+	return errOr0(t.writeBytes(buf, encodeStatx(&st)))
+}
+
+// Linux dirent types.
+const (
+	dtUnknown = 0
+	dtFIFO    = 1
+	dtChr     = 2
+	dtDir     = 4
+	dtBlk     = 6
+	dtReg     = 8
+	dtLnk     = 10
+	dtSock    = 12
+)
+
+func direntType(m fs.FileMode) uint8 {
+	switch {
+	case m.IsDir():
+		return dtDir
+	case m&fs.ModeSymlink != 0:
+		return dtLnk
+	case m&fs.ModeNamedPipe != 0:
+		return dtFIFO
+	case m&fs.ModeSocket != 0:
+		return dtSock
+	case m&fs.ModeCharDevice != 0:
+		return dtChr
+	case m&fs.ModeDevice != 0:
+		return dtBlk
+	case m.IsRegular():
+		return dtReg
+	}
+	return dtUnknown
+}
+
+// sysGetdents64 lists a directory. Entries come in name order ("." and
+// ".." first), which makes listings stable across hosts and runs.
+func (t *Task) sysGetdents64(fd int32, buf, n uint64) uint64 {
+	f, ok := t.tg.fds.get(fd)
+	if !ok {
+		return errRet(EBADF)
+	}
+	if f.kind != kindHost {
+		return errRet(ENOTDIR)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.dirents == nil {
+		fi, err := f.host.Stat()
+		if err != nil || !fi.IsDir() {
+			return errRet(ENOTDIR)
+		}
+		h := t.hostPath(f.path)
+		ents, err := os.ReadDir(h)
+		if err != nil {
+			return errRet(errnoOf(err))
+		}
+		self := statFromInfo(fi)
+		list := []dirent{{".", self.ino, dtDir}}
+		parent := self.ino
+		if pfi, err := os.Stat(path.Dir(h)); err == nil {
+			parent = statFromInfo(pfi).ino
+		}
+		if t.tg.k.det != nil {
+			list[0].ino, parent = pathInode(f.path), pathInode(path.Dir(f.path))
+		}
+		list = append(list, dirent{"..", parent, dtDir})
+		for _, e := range ents {
+			var ino uint64
+			if info, err := e.Info(); err == nil {
+				ino = statFromInfo(info).ino
+			}
+			if t.tg.k.det != nil {
+				ino = pathInode(path.Join(f.path, e.Name()))
+			}
+			list = append(list, dirent{e.Name(), ino, direntType(e.Type())})
+		}
+		sort.SliceStable(list[2:], func(i, j int) bool { return list[2+i].name < list[2+j].name })
+		f.dirents = list
+	}
+	var out []byte
+	for f.direntPos < len(f.dirents) {
+		d := f.dirents[f.direntPos]
+		reclen := (19 + len(d.name) + 1 + 7) &^ 7
+		if uint64(len(out)+reclen) > n {
+			if len(out) == 0 {
+				return errRet(EINVAL)
+			}
+			break
+		}
+		rec := make([]byte, reclen)
+		binary.LittleEndian.PutUint64(rec[0:], d.ino)
+		binary.LittleEndian.PutUint64(rec[8:], uint64(f.direntPos+1))
+		binary.LittleEndian.PutUint16(rec[16:], uint16(reclen))
+		rec[18] = d.typ
+		copy(rec[19:], d.name)
+		out = append(out, rec...)
+		f.direntPos++
+	}
+	if e := t.writeBytes(buf, out); e != 0 {
+		return errRet(e)
+	}
+	return uint64(len(out))
+}
+
+func (t *Task) sysReadlinkat(dirfd int32, pathAddr, buf, n uint64) uint64 {
+	g, h, e := t.resolve(dirfd, pathAddr)
+	if e != 0 {
+		return errRet(e)
+	}
+	var target string
+	if g == "/proc/self/exe" || strings.HasSuffix(g, "/exe") && strings.HasPrefix(g, "/proc/") {
+		target = t.tg.mm.ExePath
+	} else if strings.HasPrefix(g, "/proc/self/fd/") {
+		fd := 0
+		for _, c := range g[len("/proc/self/fd/"):] {
+			if c < '0' || c > '9' {
+				return errRet(ENOENT)
+			}
+			fd = fd*10 + int(c-'0')
+		}
+		f, ok := t.tg.fds.get(int32(fd))
+		if !ok {
+			return errRet(ENOENT)
+		}
+		target = f.path
+	} else {
+		var err error
+		target, err = os.Readlink(h)
+		if err != nil {
+			return errRet(errnoOf(err))
+		}
+	}
+	if int(n) <= 0 {
+		return errRet(EINVAL)
+	}
+	b := []byte(target)
+	if uint64(len(b)) > n {
+		b = b[:n]
+	}
+	if e := t.writeBytes(buf, b); e != 0 {
+		return errRet(e)
+	}
+	return uint64(len(b))
+}
+
+func (t *Task) sysFaccessat(dirfd int32, pathAddr, mode uint64) uint64 {
+	_, h, e := t.resolve(dirfd, pathAddr)
+	if e != 0 {
+		return errRet(e)
+	}
+	fi, err := os.Stat(h)
+	if err != nil {
+		return errRet(errnoOf(err))
+	}
+	perm := uint64(fi.Mode().Perm())
+	if t.tg.k.uid() == 0 {
+		// root: R and W always, X if any x bit is set (or a directory).
+		if mode&1 != 0 && perm&0o111 == 0 && !fi.IsDir() {
+			return errRet(EACCES)
+		}
+		return 0
+	}
+	if mode&4 != 0 && perm&0o444 == 0 || mode&2 != 0 && perm&0o222 == 0 || mode&1 != 0 && perm&0o111 == 0 {
+		return errRet(EACCES)
+	}
+	return 0
+}
+
+// fcntl commands.
+const (
+	fDUPFD         = 0
+	fGETFD         = 1
+	fSETFD         = 2
+	fGETFL         = 3
+	fSETFL         = 4
+	fGETLK         = 5
+	fSETLK         = 6
+	fSETLKW        = 7
+	fDUPFD_CLOEXEC = 1030
+)
+
+func (t *Task) sysFcntl(fd int32, cmd, arg uint64) uint64 {
+	f, ok := t.tg.fds.get(fd)
+	if !ok {
+		return errRet(EBADF)
+	}
+	switch cmd {
+	case fDUPFD, fDUPFD_CLOEXEC:
+		nfd, e := t.tg.fds.alloc(f, int32(arg), cmd == fDUPFD_CLOEXEC)
+		return retFD(nfd, e)
+	case fGETFD:
+		if t.tg.fds.cloexec(fd) {
+			return 1
+		}
+		return 0
+	case fSETFD:
+		return errOr0(t.tg.fds.setCloexec(fd, arg&1 != 0))
+	case fGETFL:
+		fl := f.flags
+		if t.tg.arch == &arm64ABI {
+			fl &^= oDIRECTORY | oNOFOLLOW
+		}
+		return uint64(fl)
+	case fSETFL:
+		const settable = oAPPEND | oNONBLOCK
+		f.flags = f.flags&^settable | int(arg)&settable
+		return 0
+	case fGETLK:
+		// No locks are held by anyone else: report F_UNLCK (l_type at 0).
+		return errOr0(t.putU32(arg, 2))
+	case fSETLK, fSETLKW:
+		return 0
+	}
+	return errRet(EINVAL)
+}
+
+// ioctl requests uvm knows.
+const (
+	ioTCGETS     = 0x5401
+	ioTIOCGWINSZ = 0x5413
+	ioTIOCGPGRP  = 0x540f
+	ioFIONBIO    = 0x5421
+	ioFIONCLEX   = 0x5450
+	ioFIOCLEX    = 0x5451
+)
+
+// sysIoctl: every guest fd is a non-terminal as far as uvm reports (guest
+// output is not a tty, so stdio buffering matches a redirected run).
+func (t *Task) sysIoctl(fd int32, req, arg uint64) uint64 {
+	f, ok := t.tg.fds.get(fd)
+	if !ok {
+		return errRet(EBADF)
+	}
+	switch req & 0xffffffff {
+	case ioTCGETS, ioTIOCGWINSZ, ioTIOCGPGRP:
+		return errRet(ENOTTY)
+	case ioFIONBIO:
+		v, err := t.readBuf(arg, 4)
+		if err != 0 {
+			return errRet(err)
+		}
+		if binary.LittleEndian.Uint32(v) != 0 {
+			f.flags |= oNONBLOCK
+		} else {
+			f.flags &^= oNONBLOCK
+		}
+		return 0
+	case ioFIOCLEX:
+		return errOr0(t.tg.fds.setCloexec(fd, true))
+	case ioFIONCLEX:
+		return errOr0(t.tg.fds.setCloexec(fd, false))
+	}
+	name := "ioctl 0x" + hexString(req)
+	if t.tg.k.noteUnimplemented(name) {
+		t.tg.k.logf("unimplemented %s on fd %d at pc 0x%x", name, fd, t.cpu.PC())
+	}
+	return errRet(ENOTTY)
+}
+
+func hexString(v uint64) string {
+	const digits = "0123456789abcdef"
+	if v == 0 {
+		return "0"
+	}
+	var b [16]byte
+	n := len(b)
+	for v > 0 {
+		n--
+		b[n] = digits[v&15]
+		v >>= 4
+	}
+	return string(b[n:])
+}
+
+func (t *Task) sysPipe2(fdsAddr, flags uint64) uint64 {
+	if flags&^(oCLOEXEC|oNONBLOCK|0o40000) != 0 {
+		return errRet(EINVAL)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return errRet(errnoOf(err))
+	}
+	cloexec := flags&oCLOEXEC != 0
+	rf := &openFile{kind: kindHost, host: r, path: "pipe:[r]", flags: oRDONLY}
+	wf := &openFile{kind: kindHost, host: w, path: "pipe:[w]", flags: oWRONLY}
+	rfd, e := t.tg.fds.alloc(rf, 0, cloexec)
+	if e != 0 {
+		r.Close()
+		w.Close()
+		return errRet(e)
+	}
+	wfd, e := t.tg.fds.alloc(wf, 0, cloexec)
+	if e != 0 {
+		t.tg.fds.close(rfd)
+		w.Close()
+		return errRet(e)
+	}
+	var b [8]byte
+	binary.LittleEndian.PutUint32(b[0:], uint32(rfd))
+	binary.LittleEndian.PutUint32(b[4:], uint32(wfd))
+	if e := t.writeBytes(fdsAddr, b[:]); e != 0 {
+		t.tg.fds.close(rfd)
+		t.tg.fds.close(wfd)
+		return errRet(e)
+	}
+	return 0
+}
+
+func (t *Task) sysUnlinkat(dirfd int32, pathAddr, flags uint64) uint64 {
+	_, h, e := t.resolve(dirfd, pathAddr)
+	if e != 0 {
+		return errRet(e)
+	}
+	fi, err := os.Lstat(h)
+	if err != nil {
+		return errRet(errnoOf(err))
+	}
+	if flags&atRemoveDir != 0 {
+		if !fi.IsDir() {
+			return errRet(ENOTDIR)
+		}
+		return errOr0(errnoOf(syscallRmdir(h)))
+	}
+	if fi.IsDir() {
+		return errRet(EISDIR)
+	}
+	return errOr0(errnoOf(os.Remove(h)))
+}
+
+// syscallRmdir removes an empty directory (os.Remove would also unlink
+// files; here the type was checked already).
+func syscallRmdir(h string) error {
+	err := os.Remove(h)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func (t *Task) sysMkdirat(dirfd int32, pathAddr, mode uint64) uint64 {
+	_, h, e := t.resolve(dirfd, pathAddr)
+	if e != 0 {
+		return errRet(e)
+	}
+	t.tg.mu.Lock()
+	perm := fs.FileMode(uint32(mode) & 0o777 &^ t.tg.umask)
+	t.tg.mu.Unlock()
+	return errOr0(errnoOf(os.Mkdir(h, perm)))
+}
+
+func (t *Task) sysRenameat(oldfd int32, oldAddr uint64, newfd int32, newAddr uint64) uint64 {
+	_, oh, e := t.resolve(oldfd, oldAddr)
+	if e != 0 {
+		return errRet(e)
+	}
+	_, nh, e := t.resolve(newfd, newAddr)
+	if e != 0 {
+		return errRet(e)
+	}
+	return errOr0(errnoOf(os.Rename(oh, nh)))
+}
+
+func (t *Task) sysGetcwd(buf, size uint64) uint64 {
+	cwd := t.tg.getCwd()
+	b := append([]byte(cwd), 0)
+	if uint64(len(b)) > size {
+		return errRet(ERANGE)
+	}
+	if e := t.writeBytes(buf, b); e != 0 {
+		return errRet(e)
+	}
+	return uint64(len(b))
+}
+
+func (t *Task) chdirTo(g string) uint64 {
+	fi, err := os.Stat(t.hostPath(g))
+	if err != nil {
+		return errRet(errnoOf(err))
+	}
+	if !fi.IsDir() {
+		return errRet(ENOTDIR)
+	}
+	t.tg.mu.Lock()
+	t.tg.cwd = g
+	t.tg.mu.Unlock()
+	return 0
+}
+
+func (t *Task) sysChdir(pathAddr uint64) uint64 {
+	g, _, e := t.resolve(atFDCWD, pathAddr)
+	if e != 0 {
+		return errRet(e)
+	}
+	return t.chdirTo(g)
+}
+
+func (t *Task) sysFchdir(fd int32) uint64 {
+	f, ok := t.tg.fds.get(fd)
+	if !ok {
+		return errRet(EBADF)
+	}
+	return t.chdirTo(f.path)
+}
+
+func (t *Task) sysFtruncate(fd int32, size int64) uint64 {
+	f, ok := t.tg.fds.get(fd)
+	if !ok || f.kind != kindHost {
+		return errRet(EBADF)
+	}
+	if size < 0 {
+		return errRet(EINVAL)
+	}
+	return errOr0(errnoOf(f.host.Truncate(size)))
+}
+
+func (t *Task) sysFchmod(fd int32, mode uint64) uint64 {
+	f, ok := t.tg.fds.get(fd)
+	if !ok || f.kind != kindHost {
+		return errRet(EBADF)
+	}
+	return errOr0(errnoOf(f.host.Chmod(fs.FileMode(mode & 0o777))))
+}
+
+func (t *Task) sysFchmodat(dirfd int32, pathAddr, mode uint64) uint64 {
+	_, h, e := t.resolve(dirfd, pathAddr)
+	if e != 0 {
+		return errRet(e)
+	}
+	return errOr0(errnoOf(os.Chmod(h, fs.FileMode(mode&0o777))))
+}
+
+func (t *Task) sysCloseRange(first, last uint32, flags uint64) uint64 {
+	if first > last {
+		return errRet(EINVAL)
+	}
+	const closeRangeCloexec = 4
+	for fd := first; fd <= last && fd < maxFDs; fd++ {
+		if flags&closeRangeCloexec != 0 {
+			t.tg.fds.setCloexec(int32(fd), true)
+		} else {
+			t.tg.fds.close(int32(fd))
+		}
+	}
+	return 0
+}
+
+// poll events.
+const (
+	pollIN   = 0x1
+	pollOUT  = 0x4
+	pollNVAL = 0x20
+)
+
+// sysPoll reports regular files, stdio writers and pipes' write ends as
+// ready (what Linux reports for them without waiting). A read-side poll
+// on a pipe or stdin that is not known to be ready is reported ready too:
+// the following read blocks until data arrives, which is the observable
+// behaviour of a blocking program. Timeouts are honoured when no fd is
+// being polled.
+func (t *Task) sysPoll(fdsAddr, nfds uint64, timeoutMs int64) uint64 {
+	if nfds > maxFDs {
+		return errRet(EINVAL)
+	}
+	if nfds == 0 {
+		if timeoutMs > 0 {
+			sleepFor(t, int64(timeoutMs)*1e6)
+		}
+		return 0
+	}
+	raw, e := t.readBuf(fdsAddr, nfds*8)
+	if e != 0 {
+		return errRet(e)
+	}
+	ready := 0
+	for i := uint64(0); i < nfds; i++ {
+		rec := raw[i*8:]
+		fd := int32(binary.LittleEndian.Uint32(rec))
+		events := binary.LittleEndian.Uint16(rec[4:])
+		var rev uint16
+		if fd >= 0 {
+			if _, ok := t.tg.fds.get(fd); !ok {
+				rev = pollNVAL
+			} else {
+				rev = events & (pollIN | pollOUT)
+			}
+		}
+		binary.LittleEndian.PutUint16(rec[6:], rev)
+		if rev != 0 {
+			ready++
+		}
+	}
+	if e := t.writeBytes(fdsAddr, raw); e != 0 {
+		return errRet(e)
+	}
+	return uint64(ready)
+}
+
+func (t *Task) sysPpoll(fdsAddr, nfds, tsAddr uint64) uint64 {
+	timeout := int64(-1)
+	if tsAddr != 0 {
+		ns, e := t.readTimespec(tsAddr)
+		if e != 0 {
+			return errRet(e)
+		}
+		timeout = ns / 1e6
+	}
+	return t.sysPoll(fdsAddr, nfds, timeout)
+}
+
+func (t *Task) sysLinkat(oldfd int32, oldAddr uint64, newfd int32, newAddr, flags uint64) uint64 {
+	if flags&^uint64(0x400|atEmptyPath) != 0 { // AT_SYMLINK_FOLLOW, AT_EMPTY_PATH
+		return errRet(EINVAL)
+	}
+	_, oh, e := t.resolve(oldfd, oldAddr)
+	if e != 0 {
+		return errRet(e)
+	}
+	_, nh, e := t.resolve(newfd, newAddr)
+	if e != 0 {
+		return errRet(e)
+	}
+	return errOr0(errnoOf(os.Link(oh, nh)))
+}
+
+func (t *Task) sysSymlinkat(targetAddr uint64, newfd int32, newAddr uint64) uint64 {
+	target, e := t.readPath(targetAddr)
+	if e != 0 {
+		return errRet(e)
+	}
+	_, nh, e := t.resolve(newfd, newAddr)
+	if e != 0 {
+		return errRet(e)
+	}
+	return errOr0(errnoOf(os.Symlink(target, nh)))
+}

@@ -1,0 +1,550 @@
+package tasks
+
+import (
+	"encoding/binary"
+	"io"
+	"os"
+	"runtime"
+	"time"
+
+	"uvm/vm"
+)
+
+func (k *Kernel) uid() uint32 { return uint32(os.Getuid()) }
+func (k *Kernel) gid() uint32 { return uint32(os.Getgid()) }
+
+// ppid is the parent's pid; the first process's parent is outside uvm and
+// reads as 1 … uvm reports the pid just below the first guest pid.
+func (tg *ThreadGroup) ppid() int32 { return 1000 }
+
+func (t *Task) exitThread(code int) {
+	t.tg.mu.Lock()
+	last := len(t.tg.tasks) == 1
+	t.tg.mu.Unlock()
+	if last {
+		t.tg.mu.Lock()
+		if !t.tg.exiting {
+			t.tg.exiting = true
+			t.tg.status = ExitStatus{Code: code & 0xff}
+		}
+		t.tg.mu.Unlock()
+	}
+}
+
+func (t *Task) sysUname(buf uint64) uint64 {
+	machine := "x86_64"
+	if t.tg.arch == &arm64ABI {
+		machine = "aarch64"
+	}
+	fields := []string{"Linux", "uvm", "6.8.0-uvm", "#1 SMP PREEMPT uvm", machine, "(none)"}
+	b := make([]byte, 65*6)
+	for i, f := range fields {
+		copy(b[i*65:], f)
+	}
+	return errOr0(t.writeBytes(buf, b))
+}
+
+// Resource limits reported to the guest.
+const (
+	rlimitStack  = 3
+	rlimitNofile = 7
+	rlimInfinity = ^uint64(0)
+)
+
+func (t *Task) sysPrlimit(pid, res, newAddr, oldAddr uint64) uint64 {
+	if pid != 0 && pid != uint64(t.tg.pid) {
+		return errRet(ESRCH)
+	}
+	if res >= 16 {
+		return errRet(EINVAL)
+	}
+	cur, max := rlimInfinity, rlimInfinity
+	switch res {
+	case rlimitStack:
+		cur = vm.StackSize
+	case rlimitNofile:
+		cur, max = maxFDs, maxFDs
+	case 4: // RLIMIT_CORE
+		cur = 0
+	}
+	if oldAddr != 0 {
+		var b [16]byte
+		binary.LittleEndian.PutUint64(b[0:], cur)
+		binary.LittleEndian.PutUint64(b[8:], max)
+		if e := t.writeBytes(oldAddr, b[:]); e != 0 {
+			return errRet(e)
+		}
+	}
+	// New limits are accepted and not enforced.
+	return 0
+}
+
+func (t *Task) sysGetrusage(buf uint64) uint64 {
+	b := make([]byte, 144)
+	el := time.Duration(t.tg.k.uptimeNs())
+	binary.LittleEndian.PutUint64(b[0:], uint64(el/time.Second))
+	binary.LittleEndian.PutUint64(b[8:], uint64(el%time.Second/time.Microsecond))
+	return errOr0(t.writeBytes(buf, b))
+}
+
+func (t *Task) sysSysinfo(buf uint64) uint64 {
+	b := make([]byte, 112)
+	le := binary.LittleEndian
+	le.PutUint64(b[0:], uint64(t.tg.k.uptimeNs()/1e9)+1)
+	le.PutUint64(b[32:], 8<<30) // totalram
+	le.PutUint64(b[40:], 4<<30) // freeram
+	le.PutUint16(b[80:], 1)     // procs
+	le.PutUint32(b[104:], 1)    // mem_unit
+	return errOr0(t.writeBytes(buf, b))
+}
+
+func (t *Task) sysTimes(buf uint64) uint64 {
+	ticks := uint64(t.tg.k.uptimeNs() / 1e7)
+	if buf != 0 {
+		b := make([]byte, 32)
+		binary.LittleEndian.PutUint64(b[0:], ticks)
+		if e := t.writeBytes(buf, b); e != 0 {
+			return errRet(e)
+		}
+	}
+	return ticks
+}
+
+func (t *Task) sysPrctl(op, arg uint64) uint64 {
+	switch op {
+	case 15: // PR_SET_NAME
+		return 0
+	case 16: // PR_GET_NAME
+		return errOr0(t.writeBytes(arg, append([]byte("uvm-guest"), make([]byte, 7)...)))
+	case 38: // PR_SET_NO_NEW_PRIVS
+		return 0
+	case 0x59616d61: // PR_SET_PTRACER
+		return 0
+	}
+	return errRet(EINVAL)
+}
+
+// gsBaser is implemented by the x86-64 CPU.
+type gsBaser interface {
+	GSBase() uint64
+	SetGSBase(uint64)
+}
+
+func (t *Task) sysArchPrctl(code, addr uint64) uint64 {
+	if t.tg.arch != &amd64ABI {
+		return errRet(EINVAL)
+	}
+	switch code {
+	case 0x1002: // ARCH_SET_FS
+		if addr >= vm.TaskSize {
+			return errRet(EPERM)
+		}
+		t.cpu.SetTLS(addr)
+		return 0
+	case 0x1003: // ARCH_GET_FS
+		return errOr0(t.putU64(addr, t.cpu.TLS()))
+	case 0x1001: // ARCH_SET_GS
+		if g, ok := t.cpu.(gsBaser); ok {
+			g.SetGSBase(addr)
+			return 0
+		}
+	case 0x1004: // ARCH_GET_GS
+		if g, ok := t.cpu.(gsBaser); ok {
+			return errOr0(t.putU64(addr, g.GSBase()))
+		}
+	}
+	return errRet(EINVAL)
+}
+
+func (t *Task) sysSchedGetaffinity(size, mask uint64) uint64 {
+	if size < 8 || size&7 != 0 {
+		return errRet(EINVAL)
+	}
+	n := runtime.NumCPU()
+	if n > 64 {
+		n = 64
+	}
+	var bits uint64 = 1<<uint(n) - 1
+	if n == 64 {
+		bits = ^uint64(0)
+	}
+	if e := t.putU64(mask, bits); e != 0 {
+		return errRet(e)
+	}
+	return 8
+}
+
+func (t *Task) sysGetrandom(buf, n uint64) uint64 {
+	if n > 1<<20 {
+		n = 1 << 20
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(t.tg.k.opts.Random, b); err != nil {
+		return errRet(EIO)
+	}
+	return retOr(t.writeBytes(buf, b), n)
+}
+
+// Clocks (include/uapi/linux/time.h).
+const (
+	clockRealtime        = 0
+	clockMonotonic       = 1
+	clockProcessCPUTime  = 2
+	clockThreadCPUTime   = 3
+	clockMonotonicRaw    = 4
+	clockRealtimeCoarse  = 5
+	clockMonotonicCoarse = 6
+	clockBoottime        = 7
+)
+
+// monoBase makes the guest's CLOCK_MONOTONIC look like a machine that has
+// been up for a while (never zero).
+const monoBase = 1000 * time.Second
+
+// clockNow returns the clock's value in nanoseconds. CPU-time clocks are
+// approximated by the time since uvm started.
+func (t *Task) clockNow(id int32) (int64, Errno) {
+	k := t.tg.k
+	switch id {
+	case clockRealtime, clockRealtimeCoarse:
+		return k.realtimeNs(), 0
+	case clockMonotonic, clockMonotonicRaw, clockMonotonicCoarse, clockBoottime:
+		return k.uptimeNs() + int64(monoBase), 0
+	case clockProcessCPUTime, clockThreadCPUTime:
+		return k.uptimeNs(), 0
+	}
+	if id < 0 {
+		// Dynamic CPU clocks (per pid/tid): approximated likewise.
+		return k.uptimeNs(), 0
+	}
+	return 0, EINVAL
+}
+
+// DetEpoch is the wall-clock time at boot in deterministic mode.
+var DetEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// uptimeNs is the time since the kernel started: virtual in deterministic
+// mode, the host's otherwise.
+func (k *Kernel) uptimeNs() int64 {
+	if k.det != nil {
+		return k.det.now()
+	}
+	return int64(time.Since(k.start))
+}
+
+func (k *Kernel) realtimeNs() int64 {
+	if k.det != nil {
+		return DetEpoch.UnixNano() + k.det.now()
+	}
+	return time.Now().UnixNano()
+}
+
+func (t *Task) putTimespec(addr uint64, ns int64) Errno {
+	var b [16]byte
+	binary.LittleEndian.PutUint64(b[0:], uint64(ns/1e9))
+	binary.LittleEndian.PutUint64(b[8:], uint64(ns%1e9))
+	return t.writeBytes(addr, b[:])
+}
+
+func (t *Task) readTimespec(addr uint64) (int64, Errno) {
+	b, e := t.readBuf(addr, 16)
+	if e != 0 {
+		return 0, e
+	}
+	sec := int64(binary.LittleEndian.Uint64(b[0:]))
+	nsec := int64(binary.LittleEndian.Uint64(b[8:]))
+	if sec < 0 || nsec < 0 || nsec >= 1e9 {
+		return 0, EINVAL
+	}
+	if sec > 1<<33 {
+		sec = 1 << 33
+	}
+	return sec*1e9 + nsec, 0
+}
+
+func (t *Task) sysClockGettime(id int32, addr uint64) uint64 {
+	ns, e := t.clockNow(id)
+	if e != 0 {
+		return errRet(e)
+	}
+	return errOr0(t.putTimespec(addr, ns))
+}
+
+func (t *Task) sysClockGetres(id int32, addr uint64) uint64 {
+	if _, e := t.clockNow(id); e != 0 {
+		return errRet(e)
+	}
+	if addr == 0 {
+		return 0
+	}
+	res := int64(1)
+	if id == clockRealtimeCoarse || id == clockMonotonicCoarse {
+		res = 4e6
+	}
+	return errOr0(t.putTimespec(addr, res))
+}
+
+func (t *Task) sysGettimeofday(addr uint64) uint64 {
+	if addr == 0 {
+		return 0
+	}
+	ns := t.tg.k.realtimeNs()
+	var b [16]byte
+	binary.LittleEndian.PutUint64(b[0:], uint64(ns/1e9))
+	binary.LittleEndian.PutUint64(b[8:], uint64(ns%1e9/1e3))
+	return errOr0(t.writeBytes(addr, b[:]))
+}
+
+func (t *Task) sysTime(addr uint64) uint64 {
+	now := uint64(t.tg.k.realtimeNs() / 1e9)
+	if addr != 0 {
+		if e := t.putU64(addr, now); e != 0 {
+			return errRet(e)
+		}
+	}
+	return now
+}
+
+// sleepFor sleeps ns nanoseconds of the kernel's clock unless the thread
+// group is exiting.
+func sleepFor(t *Task, ns int64) {
+	if ns <= 0 {
+		if t.tg.k.det != nil {
+			t.tg.k.det.yield(t)
+		}
+		return
+	}
+	t.wait(func() bool { return false }, nil, ns)
+}
+
+func (t *Task) sysNanosleep(req, rem uint64) uint64 {
+	ns, e := t.readTimespec(req)
+	if e != 0 {
+		return errRet(e)
+	}
+	sleepFor(t, ns)
+	return 0
+}
+
+func (t *Task) sysClockNanosleep(id int32, flags, req, rem uint64) uint64 {
+	ns, e := t.readTimespec(req)
+	if e != 0 {
+		return errRet(e)
+	}
+	if flags&1 != 0 { // TIMER_ABSTIME
+		now, e := t.clockNow(id)
+		if e != 0 {
+			return errRet(e)
+		}
+		ns -= now
+	} else if _, e := t.clockNow(id); e != 0 {
+		return errRet(e)
+	}
+	sleepFor(t, ns)
+	return 0
+}
+
+// Clone flags.
+const (
+	cloneVM            = 0x100
+	cloneFS            = 0x200
+	cloneFiles         = 0x400
+	cloneSighand       = 0x800
+	clonePidfd         = 0x1000
+	cloneVfork         = 0x4000
+	cloneParent        = 0x8000
+	cloneThread        = 0x10000
+	cloneSysvsem       = 0x40000
+	cloneSettls        = 0x80000
+	cloneParentSettid  = 0x100000
+	cloneChildCleartid = 0x200000
+	cloneDetached      = 0x400000
+	cloneChildSettid   = 0x1000000
+)
+
+// sysClone creates a thread. Creating a process (fork, vfork, or clone
+// without CLONE_VM) belongs to the process model and fails loudly here.
+func (t *Task) sysClone(flags, stack, ptid, tls, ctid uint64) uint64 {
+	const threadFlags = cloneVM | cloneThread | cloneSighand
+	if flags&threadFlags != threadFlags {
+		name := "clone without CLONE_VM|CLONE_THREAD (fork)"
+		if t.tg.k.noteUnimplemented(name) {
+			t.tg.k.logf("unimplemented %s, flags 0x%x, at pc 0x%x", name, flags, t.cpu.PC())
+		}
+		return errRet(ENOSYS)
+	}
+	tg := t.tg
+	tid := tg.k.allocPID()
+	cpu := t.cpu.Clone(tg.mm)
+	cpu.SetReg(tg.arch.ret, 0)
+	if stack != 0 {
+		cpu.SetSP(stack)
+	}
+	if flags&cloneSettls != 0 {
+		cpu.SetTLS(tls)
+	}
+	if flags&cloneParentSettid != 0 {
+		if e := t.putU32(ptid, uint32(tid)); e != 0 {
+			return errRet(e)
+		}
+	}
+	nt := tg.newTask(cpu, tid)
+	nt.sigmask = t.sigmask
+	if flags&cloneChildSettid != 0 {
+		nt.putU32(ctid, uint32(tid))
+	}
+	if flags&cloneChildCleartid != 0 {
+		nt.clearChildTID = ctid
+	}
+	tg.live.Add(1)
+	tg.k.event("%d clone flags=%#x child=%d", t.tid, flags, tid)
+	tg.k.startTask(nt)
+	return uint64(tid)
+}
+
+func (t *Task) sysClone3(args, size uint64) uint64 {
+	if size < 64 || size > 4096 {
+		return errRet(EINVAL)
+	}
+	b, e := t.readBuf(args, 88)
+	if e != 0 && size >= 88 {
+		return errRet(e)
+	}
+	if b == nil {
+		if b, e = t.readBuf(args, 64); e != 0 {
+			return errRet(e)
+		}
+		b = append(b, make([]byte, 24)...)
+	}
+	le := binary.LittleEndian
+	flags, ctid, ptid := le.Uint64(b[0:]), le.Uint64(b[16:]), le.Uint64(b[24:])
+	stack, stackSize, tls := le.Uint64(b[40:]), le.Uint64(b[48:]), le.Uint64(b[56:])
+	if flags&clonePidfd != 0 {
+		return errRet(EINVAL)
+	}
+	sp := uint64(0)
+	if stack != 0 {
+		sp = stack + stackSize
+	}
+	return t.sysClone(flags, sp, ptid, tls, ctid)
+}
+
+func (t *Task) sysFutex(addr uint64, op int, val uint32, timeout, addr2 uint64, val3 uint32) uint64 {
+	cmd := op &^ (futexPrivateFlag | futexClockRealtime)
+	ft := &t.tg.k.futexes
+	switch cmd {
+	case futexWait, futexWaitBitset:
+		rel := int64(-1)
+		if timeout != 0 {
+			ns, e := t.readTimespec(timeout)
+			if e != 0 {
+				return errRet(e)
+			}
+			rel = ns
+			if cmd == futexWaitBitset {
+				// FUTEX_WAIT_BITSET takes an absolute time.
+				id := int32(clockMonotonic)
+				if op&futexClockRealtime != 0 {
+					id = clockRealtime
+				}
+				now, _ := t.clockNow(id)
+				rel = max(ns-now, 0)
+			}
+		}
+		bitset := ^uint32(0)
+		if cmd == futexWaitBitset {
+			bitset = val3
+		}
+		return errOr0(ft.wait(t, addr, val, bitset, rel))
+	case futexWake:
+		return uint64(ft.wake(t.tg.mm, addr, int(val), ^uint32(0)))
+	case futexWakeBitset:
+		if val3 == 0 {
+			return errRet(EINVAL)
+		}
+		return uint64(ft.wake(t.tg.mm, addr, int(val), val3))
+	case futexRequeue, futexCmpRequeue:
+		if cmd == futexCmpRequeue {
+			var b [4]byte
+			if t.tg.mm.ReadAt(b[:], addr) != nil {
+				return errRet(EFAULT)
+			}
+			if binary.LittleEndian.Uint32(b[:]) != val3 {
+				return errRet(EAGAIN)
+			}
+		}
+		return uint64(ft.requeue(t.tg.mm, addr, addr2, int(val), int(uint32(timeout))))
+	case futexWakeOp:
+		return t.futexWakeOp(addr, val, uint32(timeout), addr2, val3)
+	}
+	name := "futex op " + itoa(cmd)
+	if t.tg.k.noteUnimplemented(name) {
+		t.tg.k.logf("unimplemented %s at pc 0x%x", name, t.cpu.PC())
+	}
+	return errRet(ENOSYS)
+}
+
+// futexWakeOp implements FUTEX_WAKE_OP: atomically apply op to *addr2,
+// wake val waiters on addr, and val2 on addr2 if the old value passes the
+// comparison.
+func (t *Task) futexWakeOp(addr uint64, val, val2 uint32, addr2 uint64, enc uint32) uint64 {
+	opType := (enc >> 28) & 7
+	shiftArg := enc&(8<<28) != 0
+	cmp := (enc >> 24) & 15
+	oparg := (enc >> 12) & 0xfff
+	cmparg := enc & 0xfff
+	if shiftArg {
+		oparg = 1 << (oparg & 31)
+	}
+	ft := &t.tg.k.futexes
+	ft.mu.Lock()
+	var b [4]byte
+	if t.tg.mm.ReadAt(b[:], addr2) != nil {
+		ft.mu.Unlock()
+		return errRet(EFAULT)
+	}
+	old := binary.LittleEndian.Uint32(b[:])
+	nv := old
+	switch opType {
+	case 0:
+		nv = oparg
+	case 1:
+		nv = old + oparg
+	case 2:
+		nv = old | oparg
+	case 3:
+		nv = old &^ oparg
+	case 4:
+		nv = old ^ oparg
+	default:
+		ft.mu.Unlock()
+		return errRet(ENOSYS)
+	}
+	binary.LittleEndian.PutUint32(b[:], nv)
+	if t.tg.mm.WriteAt(b[:], addr2) != nil {
+		ft.mu.Unlock()
+		return errRet(EFAULT)
+	}
+	n := ft.wakeLocked(futexKey{t.tg.mm, addr}, int(val), ^uint32(0))
+	o, c := int32(old), int32(cmparg)
+	var pass bool
+	switch cmp {
+	case 0:
+		pass = o == c
+	case 1:
+		pass = o != c
+	case 2:
+		pass = o < c
+	case 3:
+		pass = o <= c
+	case 4:
+		pass = o > c
+	case 5:
+		pass = o >= c
+	}
+	if pass {
+		n += ft.wakeLocked(futexKey{t.tg.mm, addr2}, int(val2), ^uint32(0))
+	}
+	ft.mu.Unlock()
+	return uint64(n)
+}

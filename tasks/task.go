@@ -1,0 +1,298 @@
+package tasks
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"uvm/vm"
+)
+
+// arch is a guest architecture's syscall ABI.
+type arch struct {
+	name  string
+	nr    int    // register holding the syscall number
+	args  [6]int // registers holding the arguments
+	ret   int    // register receiving the result
+	table map[uint64]sysno
+	// cloneTLSArg / cloneCTIDArg: clone's argument order differs
+	// (arm64: flags, stack, ptid, tls, ctid; x86-64: flags, stack, ptid, ctid, tls).
+	cloneTLSArg, cloneCTIDArg int
+	statLayout                statLayout
+}
+
+var arm64ABI = arch{
+	name: "arm64", nr: 8, args: [6]int{0, 1, 2, 3, 4, 5}, ret: 0, table: arm64Sys,
+	cloneTLSArg: 3, cloneCTIDArg: 4, statLayout: statGeneric,
+}
+
+var amd64ABI = arch{
+	name: "amd64", nr: 0, args: [6]int{7, 6, 2, 10, 8, 9}, ret: 0, table: amd64Sys,
+	cloneTLSArg: 4, cloneCTIDArg: 3, statLayout: statX86,
+}
+
+// ThreadGroup is a process (Linux's signal_struct + the parts of
+// task_struct shared by all threads).
+type ThreadGroup struct {
+	k    *Kernel
+	arch *arch
+	mm   *vm.MM
+	img  *vm.Image
+	pid  int32
+	fds  *fdTable
+
+	// mu protects tasks, retired, cwd, umask, exit state and sigactions.
+	mu      sync.Mutex
+	tasks   map[int32]*Task
+	retired map[int32]uint64
+	cwd     string
+	umask   uint32
+	exiting bool
+	status  ExitStatus
+	// sigactions holds rt_sigaction state (delivery is the signals layer).
+	sigactions [65]sigaction
+
+	live sync.WaitGroup // running tasks
+	done chan struct{}  // closed when the last task exits
+	once sync.Once
+}
+
+type sigaction struct {
+	handler, flags, restorer, mask uint64
+}
+
+// Pid returns the thread group id.
+func (tg *ThreadGroup) Pid() int32 { return tg.pid }
+
+// MM returns the address space.
+func (tg *ThreadGroup) MM() *vm.MM { return tg.mm }
+
+// Wait blocks until every thread has exited and returns the status.
+func (tg *ThreadGroup) Wait() ExitStatus {
+	<-tg.done
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	return tg.status
+}
+
+// Task is one guest thread (Linux's task_struct).
+type Task struct {
+	tg  *ThreadGroup
+	tid int32
+	cpu vm.CPU
+
+	// clearChildTID is set_tid_address/CLONE_CHILD_CLEARTID's address.
+	clearChildTID uint64
+	robustList    uint64
+	sigmask       uint64
+	altstack      [3]uint64 // ss_sp, ss_flags, ss_size
+
+	// killed is set by exit_group from another thread.
+	killed atomic.Bool
+
+	// baton is the deterministic scheduler's run permission (buffered 1).
+	baton chan struct{}
+	// detWait is the condition t is blocked on (deterministic mode;
+	// protected by detSched.mu).
+	detWait *detWait
+	// accounted is how many of cpu.Retired() the virtual clock has seen.
+	accounted uint64
+}
+
+func (tg *ThreadGroup) newTask(cpu vm.CPU, tid int32) *Task {
+	t := &Task{tg: tg, tid: tid, cpu: cpu, baton: make(chan struct{}, 1)}
+	tg.mu.Lock()
+	if tg.tasks == nil {
+		tg.tasks = map[int32]*Task{}
+		tg.retired = map[int32]uint64{}
+	}
+	tg.tasks[tid] = t
+	tg.mu.Unlock()
+	return t
+}
+
+// runBudget is the number of instructions a CPU runs before returning to
+// the task loop to look at its flags.
+const runBudget = 1 << 20
+
+// run is the task's loop: execute, handle the exit, repeat.
+func (t *Task) run() {
+	k := t.tg.k
+	if k.det != nil {
+		k.det.acquire(t)
+	}
+	defer t.exited()
+	var used int64
+	for !t.killed.Load() {
+		var ex vm.Exit
+		budget := int64(runBudget)
+		if k.det != nil {
+			budget = k.det.budget()
+		}
+		if k.opts.TraceInsn != nil {
+			fmt.Fprintln(k.opts.TraceInsn, t.cpu.TraceLine())
+			ex = t.cpu.Step()
+			if ex.Reason == vm.ExitStep {
+				ex.Reason = vm.ExitBudget
+				used++
+				if used < budget {
+					t.account()
+					continue
+				}
+			}
+		} else {
+			ex = t.cpu.Run(budget)
+		}
+		used = 0
+		t.account()
+		switch ex.Reason {
+		case vm.ExitBudget, vm.ExitStep:
+			if k.det != nil {
+				k.det.yield(t)
+			}
+		case vm.ExitSyscall:
+			if t.syscall() {
+				return
+			}
+		default:
+			t.fatal(ex)
+			return
+		}
+	}
+}
+
+// account feeds newly retired instructions to the virtual clock.
+func (t *Task) account() {
+	if t.tg.k.det == nil {
+		return
+	}
+	r := t.cpu.Retired()
+	t.tg.k.det.account(r - t.accounted)
+	t.accounted = r
+}
+
+// Signal numbers used for fatal exits until full signal delivery exists.
+const (
+	sigILL  = 4
+	sigTRAP = 5
+	sigBUS  = 7
+	sigFPE  = 8
+	sigSEGV = 11
+)
+
+// fatal ends the thread group for a synchronous fault that has no
+// handler, the way Linux's default action does (core-dumping signals).
+func (t *Task) fatal(ex vm.Exit) {
+	k := t.tg.k
+	var sig int
+	var why string
+	dis := t.cpu.Disasm(ex.PC)
+	switch ex.Reason {
+	case vm.ExitFault:
+		sig = sigSEGV
+		why = ex.Fault.Error()
+	case vm.ExitAlignment:
+		sig = sigBUS
+		why = fmt.Sprintf("misaligned access at 0x%x", ex.Fault.Addr)
+	case vm.ExitUndefined:
+		sig = sigILL
+		why = fmt.Sprintf("undefined instruction % x", ex.Raw[:ex.RawLen])
+		if ex.Why != "" {
+			why += " (" + ex.Why + ")"
+		}
+		k.noteUnimplemented(fmt.Sprintf("instruction %s", dis))
+	case vm.ExitBreakpoint:
+		sig = sigTRAP
+		why = "breakpoint"
+	case vm.ExitDivide:
+		sig = sigFPE
+		why = "integer divide error"
+	case vm.ExitPrivileged:
+		sig = sigSEGV
+		why = "privileged instruction"
+	default:
+		sig = sigSEGV
+		why = ex.Reason.String()
+	}
+	k.logf("%s: %s at pc 0x%x: %s (thread %d)", signalName(sig), why, ex.PC, dis, t.tid)
+	k.event("%d signal %s pc=%#x fatal", t.tid, signalName(sig), ex.PC)
+	t.tg.exitGroup(ExitStatus{Signal: sig, Core: true})
+}
+
+func signalName(sig int) string {
+	switch sig {
+	case sigILL:
+		return "SIGILL"
+	case sigTRAP:
+		return "SIGTRAP"
+	case sigBUS:
+		return "SIGBUS"
+	case sigFPE:
+		return "SIGFPE"
+	case sigSEGV:
+		return "SIGSEGV"
+	}
+	return fmt.Sprintf("signal %d", sig)
+}
+
+// exitGroup ends every thread of the group with status (first caller wins).
+func (tg *ThreadGroup) exitGroup(st ExitStatus) {
+	tg.mu.Lock()
+	if !tg.exiting {
+		tg.exiting = true
+		tg.status = st
+	}
+	for _, o := range tg.tasks {
+		o.killed.Store(true)
+		o.cpu.Interrupt()
+	}
+	tg.mu.Unlock()
+	tg.k.futexes.wakeAll(tg.mm)
+}
+
+// exited runs when the task's loop ends: CLONE_CHILD_CLEARTID handling and
+// group teardown when it was the last thread.
+func (t *Task) exited() {
+	tg := t.tg
+	if t.clearChildTID != 0 && !t.killed.Load() {
+		var zero [4]byte
+		if tg.mm.WriteAt(zero[:], t.clearChildTID) == nil {
+			tg.k.futexes.wake(tg.mm, t.clearChildTID, 1, ^uint32(0))
+		}
+	}
+	tg.mu.Lock()
+	delete(tg.tasks, t.tid)
+	tg.retired[t.tid] = t.cpu.Retired()
+	last := len(tg.tasks) == 0
+	st := tg.status
+	tg.mu.Unlock()
+	tg.k.event("%d exit retired=%d", t.tid, t.cpu.Retired())
+	if last {
+		tg.k.event("%d process exit code=%d signal=%d", tg.pid, st.Code, st.Signal)
+	}
+	tg.live.Done()
+	if last {
+		tg.once.Do(func() {
+			tg.fds.closeAll()
+			close(tg.done)
+		})
+	}
+	if tg.k.det != nil {
+		tg.k.det.exit(t)
+	}
+}
+
+// Retired returns the instructions retired by all of the group's threads
+// (exited ones included).
+func (tg *ThreadGroup) Retired() uint64 {
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	var n uint64
+	for _, r := range tg.retired {
+		n += r
+	}
+	for _, t := range tg.tasks {
+		n += t.cpu.Retired()
+	}
+	return n
+}

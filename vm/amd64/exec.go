@@ -1,0 +1,521 @@
+package amd64
+
+import (
+	"sync/atomic"
+
+	"uvm/decode"
+	"uvm/icache"
+	"uvm/vm"
+)
+
+// Run executes until an exit or until about budget instructions have
+// retired. The budget is checked after every instruction; Interrupt is
+// noticed at taken branches, page crossings and between iterations of long
+// REP string instructions.
+func (c *CPU) Run(budget int64) vm.Exit {
+	if c.interrupt.Swap(false) {
+		return vm.Exit{Reason: vm.ExitBudget, PC: c.regs.RIP}
+	}
+	if budget <= 0 {
+		return vm.Exit{Reason: vm.ExitBudget, PC: c.regs.RIP}
+	}
+	return c.run(uint64(budget), false)
+}
+
+// Step executes exactly one instruction.
+func (c *CPU) Step() vm.Exit {
+	return c.run(1, true)
+}
+
+// page returns the valid decoded page for pc through the per-CPU cache.
+func (c *CPU) page(pc uint64) (*icache.X86Page, *vm.Fault) {
+	vpn := pc >> vm.PageShift
+	slot := &c.pcache[vpn%pcacheSize]
+	if p := *slot; p != nil && p.VPN == vpn && p.Valid() {
+		return p, nil
+	}
+	p, f := c.code.Lookup(pc)
+	if f != nil {
+		return nil, f
+	}
+	c.tlb.Sync()
+	*slot = p
+	return p, nil
+}
+
+// fence is the target of MFENCE-style full barriers.
+var fence atomic.Uint32
+
+// run is the interpreter loop. limit is the number of instructions to
+// retire before returning ExitBudget (or ExitStep when step is set).
+func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
+	c.tlb.Sync()
+	pc := c.regs.RIP
+	var n uint64
+	var pg *icache.X86Page
+	pgBase := ^uint64(0)
+	var in *decode.X86
+	var next uint64
+	var res xres
+	g := &c.regs.GPR
+
+	for {
+		if pc&^uint64(vm.PageMask) != pgBase {
+			p, f := c.page(pc)
+			if f != nil {
+				exit = vm.Exit{Reason: vm.ExitFault, PC: pc, Fault: *f}
+				goto done
+			}
+			pg = p
+			pgBase = pc &^ uint64(vm.PageMask)
+		}
+		in = pg.At(pc)
+		if in == nil {
+			r, f, dr := pg.Decode(c.mm, pc)
+			switch dr {
+			case icache.DecodeStale:
+				pgBase = ^uint64(0)
+				continue
+			case icache.DecodeFault:
+				exit = vm.Exit{Reason: vm.ExitFault, PC: pc, Fault: *f}
+				goto done
+			}
+			in = r
+		}
+		next = pc + uint64(in.Len)
+
+		switch in.Op {
+		case decode.X86Mov:
+			// Fast forms of the most common instruction.
+			d, s := &in.Args[0], &in.Args[1]
+			if d.Kind == decode.ArgReg && d.Size >= 4 {
+				var v uint64
+				switch s.Kind {
+				case decode.ArgReg:
+					v = g[s.Reg&15]
+				case decode.ArgImm:
+					v = uint64(in.Imm)
+				case decode.ArgMem:
+					var ok bool
+					if d.Size == 8 {
+						v, ok = c.tlb.Load64(c.addr(s))
+					} else {
+						var v32 uint32
+						v32, ok = c.tlb.Load32(c.addr(s))
+						v = uint64(v32)
+					}
+					if !ok {
+						res = xFault
+						goto except
+					}
+				default:
+					goto movSlow
+				}
+				if d.Size == 4 {
+					v = uint64(uint32(v))
+				}
+				g[d.Reg&15] = v
+				break
+			}
+			if d.Kind == decode.ArgMem && s.Kind == decode.ArgReg && s.Size == 8 {
+				if !c.tlb.Store64(c.addr(d), g[s.Reg&15]) {
+					res = xFault
+					goto except
+				}
+				break
+			}
+		movSlow:
+			if res = c.opMov(in); res != xOK {
+				goto except
+			}
+		case decode.X86Lea:
+			c.setReg(&in.Args[0], c.eaNoSeg(&in.Args[1]))
+		case decode.X86Add, decode.X86Sub, decode.X86Cmp, decode.X86And, decode.X86Or, decode.X86Xor, decode.X86Test:
+			d, s := &in.Args[0], &in.Args[1]
+			if d.Kind == decode.ArgReg && d.Size == 8 && (s.Kind == decode.ArgReg || s.Kind == decode.ArgImm) {
+				a := g[d.Reg&15]
+				b := uint64(in.Imm)
+				if s.Kind == decode.ArgReg {
+					b = g[s.Reg&15]
+				}
+				var r uint64
+				switch in.Op {
+				case decode.X86Add:
+					r = a + b
+					g[d.Reg&15] = r
+					c.lop, c.lw, c.la, c.lb, c.lr = lfAdd, 8, a, b, r
+				case decode.X86Sub:
+					r = a - b
+					g[d.Reg&15] = r
+					c.lop, c.lw, c.la, c.lb, c.lr = lfSub, 8, a, b, r
+				case decode.X86Cmp:
+					c.lop, c.lw, c.la, c.lb, c.lr = lfSub, 8, a, b, a-b
+				case decode.X86And:
+					r = a & b
+					g[d.Reg&15] = r
+					c.lop, c.lw, c.lr = lfLogic, 8, r
+				case decode.X86Or:
+					r = a | b
+					g[d.Reg&15] = r
+					c.lop, c.lw, c.lr = lfLogic, 8, r
+				case decode.X86Xor:
+					r = a ^ b
+					g[d.Reg&15] = r
+					c.lop, c.lw, c.lr = lfLogic, 8, r
+				default: // test
+					c.lop, c.lw, c.lr = lfLogic, 8, a&b
+				}
+				break
+			}
+			if res = c.opALU(in); res != xOK {
+				goto except
+			}
+		case decode.X86Adc, decode.X86Sbb:
+			if res = c.opALU(in); res != xOK {
+				goto except
+			}
+		case decode.X86Inc, decode.X86Dec, decode.X86Neg, decode.X86Not:
+			if res = c.opUnary(in); res != xOK {
+				goto except
+			}
+		case decode.X86Rol, decode.X86Ror, decode.X86Rcl, decode.X86Rcr, decode.X86Shl, decode.X86Shr, decode.X86Sar:
+			if res = c.opShift(in); res != xOK {
+				goto except
+			}
+		case decode.X86Shld, decode.X86Shrd:
+			if res = c.opShiftD(in); res != xOK {
+				goto except
+			}
+		case decode.X86Movzx, decode.X86Movsx:
+			if res = c.opMovx(in); res != xOK {
+				goto except
+			}
+		case decode.X86Xchg:
+			if res = c.opXchg(in); res != xOK {
+				goto except
+			}
+		case decode.X86Cmov:
+			if res = c.opCmov(in); res != xOK {
+				goto except
+			}
+		case decode.X86Setcc:
+			if res = c.opSetcc(in); res != xOK {
+				goto except
+			}
+		case decode.X86Bswap:
+			c.opBswap(in)
+		case decode.X86Cbw, decode.X86Cwd:
+			c.opCbwCwd(in)
+		case decode.X86Push:
+			if in.Args[0].Kind == decode.ArgReg && in.Width == 8 {
+				sp := g[4] - 8
+				if !c.tlb.Store64(sp, g[in.Args[0].Reg&15]) {
+					res = xFault
+					goto except
+				}
+				g[4] = sp
+				break
+			}
+			if res = c.opPush(in); res != xOK {
+				goto except
+			}
+		case decode.X86Pop:
+			if in.Args[0].Kind == decode.ArgReg && in.Width == 8 {
+				v, ok := c.tlb.Load64(g[4])
+				if !ok {
+					res = xFault
+					goto except
+				}
+				g[4] += 8
+				g[in.Args[0].Reg&15] = v
+				break
+			}
+			if res = c.opPop(in); res != xOK {
+				goto except
+			}
+		case decode.X86Pushf:
+			if res = c.opPushf(in); res != xOK {
+				goto except
+			}
+		case decode.X86Popf:
+			if res = c.opPopf(in); res != xOK {
+				goto except
+			}
+		case decode.X86Leave:
+			if res = c.opLeave(in); res != xOK {
+				goto except
+			}
+		case decode.X86Enter:
+			if res = c.opEnter(in); res != xOK {
+				goto except
+			}
+		case decode.X86Xlat:
+			if res = c.opXlat(in); res != xOK {
+				goto except
+			}
+		case decode.X86Lahf, decode.X86Sahf:
+			c.opLahfSahf(in)
+		case decode.X86Mul, decode.X86Imul1, decode.X86Div, decode.X86Idiv:
+			if res = c.opMulDiv(in); res != xOK {
+				goto except
+			}
+		case decode.X86Imul:
+			if res = c.opImul(in); res != xOK {
+				goto except
+			}
+		case decode.X86Bt, decode.X86Bts, decode.X86Btr, decode.X86Btc:
+			if res = c.opBitTest(in); res != xOK {
+				goto except
+			}
+		case decode.X86Bsf, decode.X86Bsr, decode.X86Tzcnt, decode.X86Lzcnt, decode.X86Popcnt:
+			if res = c.opBitScan(in); res != xOK {
+				goto except
+			}
+		case decode.X86Cmpxchg:
+			if res = c.opCmpxchg(in); res != xOK {
+				goto except
+			}
+		case decode.X86Cmpxchg8b, decode.X86Cmpxchg16b:
+			if res = c.opCmpxchg8b16b(in); res != xOK {
+				goto except
+			}
+		case decode.X86Xadd:
+			if res = c.opXadd(in); res != xOK {
+				goto except
+			}
+		case decode.X86Movbe:
+			if res = c.opMovbe(in); res != xOK {
+				goto except
+			}
+		case decode.X86MovSeg:
+			if res = c.opMovSeg(in); res != xOK {
+				goto except
+			}
+
+		// Control flow.
+		case decode.X86Jcc:
+			if c.cond(in.Cond) {
+				pc = uint64(in.Imm)
+				goto taken
+			}
+		case decode.X86Jmp:
+			pc = uint64(in.Imm)
+			goto taken
+		case decode.X86JmpInd:
+			t, ok := c.read(in, &in.Args[0])
+			if !ok {
+				res = xFault
+				goto except
+			}
+			pc = t
+			goto taken
+		case decode.X86Call:
+			sp := g[4] - 8
+			if !c.tlb.Store64(sp, next) {
+				res = xFault
+				goto except
+			}
+			g[4] = sp
+			pc = uint64(in.Imm)
+			goto taken
+		case decode.X86CallInd:
+			t, ok := c.read(in, &in.Args[0])
+			if !ok {
+				res = xFault
+				goto except
+			}
+			sp := g[4] - 8
+			if !c.tlb.Store64(sp, next) {
+				res = xFault
+				goto except
+			}
+			g[4] = sp
+			pc = t
+			goto taken
+		case decode.X86Ret:
+			t, ok := c.tlb.Load64(g[4])
+			if !ok {
+				res = xFault
+				goto except
+			}
+			g[4] += 8 + uint64(in.Imm)
+			pc = t
+			goto taken
+		case decode.X86Iret:
+			var v [5]uint64
+			for i := range v {
+				var ok bool
+				if v[i], ok = c.tlb.Load64(g[4] + 8*uint64(i)); !ok {
+					res = xFault
+					goto except
+				}
+			}
+			f := c.rflags()
+			c.flags = f&^popfMask | v[2]&popfMask | rfFixed
+			c.lop = lfNone
+			g[4] = v[3]
+			pc = v[0]
+			goto taken
+		case decode.X86Jrcxz:
+			if g[1]&wmask[in.Aux&15] == 0 {
+				pc = uint64(in.Imm)
+				goto taken
+			}
+		case decode.X86Loop, decode.X86Loope, decode.X86Loopne:
+			am := wmask[in.Aux&15]
+			cx := (g[1] - 1) & am
+			g[1] = g[1]&^am | cx
+			if in.Aux == 4 {
+				g[1] = cx
+			}
+			t := cx != 0
+			switch in.Op {
+			case decode.X86Loope:
+				t = t && c.cond(decode.CondE)
+			case decode.X86Loopne:
+				t = t && !c.cond(decode.CondE)
+			}
+			if t {
+				pc = uint64(in.Imm)
+				goto taken
+			}
+
+		case decode.X86Movs, decode.X86Stos, decode.X86Lods, decode.X86Scas, decode.X86Cmps:
+			if res = c.opString(in); res != xOK {
+				goto except
+			}
+		case decode.X86Clc, decode.X86Stc, decode.X86Cmc, decode.X86Cld, decode.X86Std:
+			c.opFlagOp(in)
+
+		// System.
+		case decode.X86Syscall:
+			f := c.rflags()
+			g[1] = next
+			g[11] = f &^ (1 << 16) // RF is cleared in the saved copy
+			n++
+			exit = vm.Exit{Reason: vm.ExitSyscall, PC: next}
+			pc = next
+			goto done
+		case decode.X86Cpuid:
+			a, b, cc, d := cpuid(uint32(g[0]), uint32(g[1]))
+			g[0], g[3], g[1], g[2] = uint64(a), uint64(b), uint64(cc), uint64(d)
+		case decode.X86Rdtsc:
+			t := c.retired + n
+			g[0], g[2] = t&0xFFFFFFFF, t>>32
+		case decode.X86Nop, decode.X86Prefetch:
+		case decode.X86Pause:
+			if c.interrupt.Load() {
+				n++
+				pc = next
+				c.interrupt.Store(false)
+				exit = vm.Exit{Reason: vm.ExitBudget, PC: pc}
+				goto done
+			}
+		case decode.X86Fence:
+			fence.Add(1)
+		case decode.X86Clflush:
+			if _, ok := c.tlb.Load8(c.addr(&in.Args[0])); !ok {
+				res = xFault
+				goto except
+			}
+		case decode.X86Int3:
+			exit = vm.Exit{Reason: vm.ExitBreakpoint, PC: pc}
+			goto done
+		case decode.X86Int, decode.X86Priv:
+			res = xPriv
+			goto except
+		case decode.X86Undefined, decode.X86Ud:
+			c.why = ""
+			res = xUndef
+			goto except
+		default:
+			if in.Op >= decode.X86SSEBase {
+				switch c.execSSE(in, pc) {
+				case sseOK:
+				case sseFault:
+					res = xFault
+					goto except
+				case sseDivide:
+					res = xDivide
+					goto except
+				default:
+					c.why = ""
+					res = xUndef
+					goto except
+				}
+				break
+			}
+			c.why = "unimplemented op " + in.Op.String()
+			res = xUndef
+			goto except
+		}
+		n++
+		pc = next
+		if n >= limit {
+			goto budget
+		}
+		continue
+
+	taken:
+		n++
+		if n >= limit {
+			goto budget
+		}
+		if pc&^uint64(vm.PageMask) == pgBase && !pg.Valid() {
+			pgBase = ^uint64(0)
+		}
+		if c.interrupt.Load() {
+			c.interrupt.Store(false)
+			exit = vm.Exit{Reason: vm.ExitBudget, PC: pc}
+			goto done
+		}
+	}
+
+budget:
+	if step {
+		exit = vm.Exit{Reason: vm.ExitStep, PC: pc}
+	} else {
+		exit = vm.Exit{Reason: vm.ExitBudget, PC: pc}
+	}
+	goto done
+
+except:
+	switch res {
+	case xFault:
+		exit = vm.Exit{Reason: vm.ExitFault, PC: pc, Fault: c.tlb.Fault}
+	case xDivide:
+		exit = vm.Exit{Reason: vm.ExitDivide, PC: pc}
+	case xPriv:
+		exit = vm.Exit{Reason: vm.ExitPrivileged, PC: pc}
+	case xInterrupt:
+		c.interrupt.Store(false)
+		exit = vm.Exit{Reason: vm.ExitBudget, PC: pc}
+	default:
+		exit = c.undefinedExit(pc)
+	}
+
+done:
+	c.regs.RIP = exit.PC
+	c.retired += n
+	return exit
+}
+
+// undefinedExit builds the ExitUndefined for the instruction at pc.
+func (c *CPU) undefinedExit(pc uint64) vm.Exit {
+	e := vm.Exit{Reason: vm.ExitUndefined, PC: pc}
+	for i := 0; i < 15; i++ {
+		var b [1]byte
+		if c.mm.Peek(b[:], pc+uint64(i)) != nil {
+			break
+		}
+		e.Raw[i] = b[0]
+		e.RawLen++
+	}
+	why := c.why
+	if why == "" {
+		why = "undefined or unimplemented instruction"
+	}
+	e.Why = why + ": " + decode.DisasmX86(e.Raw[:e.RawLen], pc)
+	c.why = ""
+	return e
+}

@@ -1,0 +1,229 @@
+package arm64
+
+import (
+	"fmt"
+	"strconv"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"uvm/decode"
+	"uvm/icache"
+	"uvm/vm"
+)
+
+// CPU is one A64 hardware thread: the register state, a TLB over its
+// address space and a first-level cache of predecoded pages. It
+// implements vm.CPU. A CPU is owned by one goroutine at a time.
+type CPU struct {
+	regs Regs
+	// r indexes X, SP, ZR and Discard of regs as one array by the
+	// resolved register numbers of decode.A64 (see Regs).
+	r     *[decode.A64NumRegs]uint64
+	mm    *vm.MM
+	tlb   *vm.TLB
+	cache *icache.A64Cache
+	// l0 is a direct-mapped cache of decoded pages in front of cache;
+	// l0gen is the cache generation it was filled under.
+	l0    [l0Size]*icache.A64Page
+	l0gen uint64
+
+	retired uint64
+	stop    atomic.Uint32
+	// State of the current run call, kept here rather than in locals of
+	// the interpreter loop: the budget, single-step mode, instructions
+	// retired so far in this call and the PC where the current block
+	// started.
+	limit      uint64
+	step       bool
+	n          uint64
+	blockStart uint64
+	excl       monitor
+	fence      uint64 // target of the atomic add that implements DMB/DSB
+
+	// Counter, when set, supplies CNTVCT_EL0 (ticks of CNTFRQ_EL0 =
+	// CounterFreq Hz). Deterministic runs set it to a virtual clock; the
+	// default is host monotonic time since the CPU was created.
+	Counter func() uint64
+	born    time.Time
+}
+
+const (
+	l0Bits = 6
+	l0Size = 1 << l0Bits
+
+	// CounterFreq is CNTFRQ_EL0: the generic timer runs at 1 GHz, so
+	// CNTVCT_EL0 counts nanoseconds.
+	CounterFreq = 1_000_000_000
+	// CTR is CTR_EL0: 64-byte I and D cache lines (IminLine = DminLine =
+	// 4), PIPT instruction cache, CWG = ERG = 4, IDC = DIC = 0 (so code
+	// must be published with DC CVAU + IC IVAU, as on most cores).
+	CTR = 0x8444c004
+	// DCZID is DCZID_EL0: DC ZVA is permitted and zeroes 64 bytes.
+	DCZID = 4
+	// DCZVASize is the block size DC ZVA zeroes.
+	DCZVASize = 64
+)
+
+func init() {
+	var r Regs
+	if unsafe.Offsetof(r.X) != 0 || unsafe.Offsetof(r.SP) != decode.A64RegSP*8 ||
+		unsafe.Offsetof(r.ZR) != decode.A64RegZR*8 || unsafe.Offsetof(r.Discard) != decode.A64RegDiscard*8 {
+		panic("arm64: Regs layout does not match decode.A64Reg*")
+	}
+}
+
+// NewCPU returns a CPU with zeroed registers executing in mm. It installs
+// the address space's A64 instruction cache when mm has none.
+func NewCPU(mm *vm.MM) *CPU {
+	c := &CPU{mm: mm, tlb: vm.NewTLB(mm), cache: icache.A64CacheOf(mm), born: time.Now()}
+	c.r = (*[decode.A64NumRegs]uint64)(unsafe.Pointer(&c.regs))
+	return c
+}
+
+// Regs returns the CPU's register state for saving and restoring (signal
+// frames, ptrace). It is only consistent while the CPU is not running.
+func (c *CPU) Regs() *Regs { return &c.regs }
+
+// Cache returns the predecoded-instruction cache the CPU executes from.
+func (c *CPU) Cache() *icache.A64Cache { return c.cache }
+
+// Interrupt asks a running Run to return ExitBudget at its next block
+// boundary; safe from any goroutine.
+func (c *CPU) Interrupt() { c.stop.Store(1) }
+
+// Retired is the number of instructions retired so far.
+func (c *CPU) Retired() uint64 { return c.retired }
+
+// PC returns the program counter.
+func (c *CPU) PC() uint64 { return c.regs.PC }
+
+// SetPC sets the program counter.
+func (c *CPU) SetPC(pc uint64) { c.regs.PC = pc }
+
+// SP returns the stack pointer.
+func (c *CPU) SP() uint64 { return c.regs.SP }
+
+// SetSP sets the stack pointer.
+func (c *CPU) SetSP(sp uint64) { c.regs.SP = sp }
+
+// Reg reads x0..x30; Reg(31) reads SP (as user_pt_regs.regs[31] would be
+// followed by sp). Other numbers read 0.
+func (c *CPU) Reg(i int) uint64 {
+	switch {
+	case i >= 0 && i < 31:
+		return c.regs.X[i]
+	case i == 31:
+		return c.regs.SP
+	}
+	return 0
+}
+
+// SetReg writes x0..x30 (31: SP); other numbers are ignored.
+func (c *CPU) SetReg(i int, v uint64) {
+	switch {
+	case i >= 0 && i < 31:
+		c.regs.X[i] = v
+	case i == 31:
+		c.regs.SP = v
+	}
+}
+
+// TLS returns TPIDR_EL0.
+func (c *CPU) TLS() uint64 { return c.regs.TPIDR }
+
+// SetTLS sets TPIDR_EL0.
+func (c *CPU) SetTLS(v uint64) { c.regs.TPIDR = v }
+
+// NZCV returns PSTATE.NZCV in bits 31..28.
+func (c *CPU) NZCV() uint64 { return c.regs.NZCV }
+
+// Clone returns a CPU with a copy of the register state bound to mm, with
+// its own TLB and an empty exclusive monitor.
+func (c *CPU) Clone(mm *vm.MM) vm.CPU {
+	n := NewCPU(mm)
+	n.regs = c.regs
+	n.Counter = c.Counter
+	n.born = c.born
+	return n
+}
+
+// MM returns the address space.
+func (c *CPU) MM() *vm.MM { return c.mm }
+
+// TLB returns the CPU's translation cache.
+func (c *CPU) TLB() *vm.TLB { return c.tlb }
+
+// Disasm disassembles the instruction at pc (GNU syntax).
+func (c *CPU) Disasm(pc uint64) string {
+	var b [4]byte
+	if err := c.mm.Peek(b[:], pc); err != nil {
+		return fmt.Sprintf("(unreadable: %v)", err)
+	}
+	raw := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+	return decode.DisasmA64(raw, pc)
+}
+
+// TraceLine formats the registers like shared/tools/qemu-trace:
+// "pc=… x0=… … x30=… sp=… nzcv=…", lower-case hex without 0x.
+func (c *CPU) TraceLine() string {
+	b := make([]byte, 0, 640)
+	b = append(b, "pc="...)
+	b = strconv.AppendUint(b, c.regs.PC, 16)
+	for i := 0; i < 31; i++ {
+		b = append(b, " x"...)
+		b = strconv.AppendUint(b, uint64(i), 10)
+		b = append(b, '=')
+		b = strconv.AppendUint(b, c.regs.X[i], 16)
+	}
+	b = append(b, " sp="...)
+	b = strconv.AppendUint(b, c.regs.SP, 16)
+	b = append(b, " nzcv="...)
+	b = strconv.AppendUint(b, c.regs.NZCV>>28&15, 16)
+	return string(b)
+}
+
+// counter reads CNTVCT_EL0.
+func (c *CPU) counter() uint64 {
+	if c.Counter != nil {
+		return c.Counter()
+	}
+	return uint64(time.Since(c.born))
+}
+
+// Helpers for the FP/SIMD unit (simd.go) and other code that reads
+// general registers by their encoded number.
+
+// xreg reads general register n with 31 = XZR.
+func (c *CPU) xreg(n uint8) uint64 {
+	if n >= 31 {
+		return 0
+	}
+	return c.regs.X[n]
+}
+
+// xregSP reads general register n with 31 = SP.
+func (c *CPU) xregSP(n uint8) uint64 {
+	if n >= 31 {
+		return c.regs.SP
+	}
+	return c.regs.X[n]
+}
+
+// setXreg writes general register n with 31 = XZR (the write is dropped).
+func (c *CPU) setXreg(n uint8, v uint64) {
+	if n < 31 {
+		c.regs.X[n] = v
+	}
+}
+
+// setXregSP writes general register n with 31 = SP.
+func (c *CPU) setXregSP(n uint8, v uint64) {
+	if n >= 31 {
+		c.regs.SP = v
+		return
+	}
+	c.regs.X[n] = v
+}
+
+var _ vm.CPU = (*CPU)(nil)

@@ -1,0 +1,5 @@
+//go:build !race
+
+package arm64
+
+const raceEnabled = false

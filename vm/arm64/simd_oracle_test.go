@@ -1,0 +1,415 @@
+package arm64
+
+// Differential test of the FP/SIMD unit against qemu-aarch64 (the oracle):
+// random instruction words that uvm decodes as FP/SIMD ops are executed
+// on random register states by testdata/simdoracle under qemu and by uvm,
+// and the resulting V/X registers, FPSR, NZCV and memory are compared. The
+// test skips when qemu-aarch64 is not installed.
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"uvm/decode"
+	"uvm/vm"
+)
+
+const (
+	oracleCaseIn  = 928
+	oracleCaseOut = 912
+	oracleScratch = 0x500000 // address of `scratch` in testdata/simdoracle
+	oracleCode    = 0x400000
+)
+
+// simdCase is one oracle test case.
+type simdCase struct {
+	V    [32][2]uint64
+	X    [16]uint64
+	FPCR uint64
+	FPSR uint64
+	NZCV uint64
+	Insn uint32
+	Mem  [256]byte
+}
+
+// simdResultState is the state after the instruction.
+type simdResultState struct {
+	V    [32][2]uint64
+	X    [16]uint64
+	FPSR uint64
+	NZCV uint64
+	Mem  [256]byte
+}
+
+func (c *simdCase) encode() []byte {
+	b := make([]byte, oracleCaseIn)
+	for i := 0; i < 32; i++ {
+		binary.LittleEndian.PutUint64(b[16*i:], c.V[i][0])
+		binary.LittleEndian.PutUint64(b[16*i+8:], c.V[i][1])
+	}
+	for i := 0; i < 16; i++ {
+		binary.LittleEndian.PutUint64(b[512+8*i:], c.X[i])
+	}
+	binary.LittleEndian.PutUint64(b[640:], c.FPCR)
+	binary.LittleEndian.PutUint64(b[648:], c.FPSR)
+	binary.LittleEndian.PutUint64(b[656:], c.NZCV)
+	binary.LittleEndian.PutUint32(b[664:], c.Insn)
+	copy(b[672:], c.Mem[:])
+	return b
+}
+
+func decodeResult(b []byte) simdResultState {
+	var s simdResultState
+	for i := 0; i < 32; i++ {
+		s.V[i][0] = binary.LittleEndian.Uint64(b[16*i:])
+		s.V[i][1] = binary.LittleEndian.Uint64(b[16*i+8:])
+	}
+	for i := 0; i < 16; i++ {
+		s.X[i] = binary.LittleEndian.Uint64(b[512+8*i:])
+	}
+	s.FPSR = binary.LittleEndian.Uint64(b[640:])
+	s.NZCV = binary.LittleEndian.Uint64(b[648:])
+	copy(s.Mem[:], b[656:])
+	return s
+}
+
+// runOracle runs the cases under qemu. A case that kills the oracle
+// (SIGILL…) gets ok = false; the remaining cases are run in a new process.
+func runOracle(t *testing.T, qemu string, cases []simdCase) (res []simdResultState, ok []bool) {
+	t.Helper()
+	res = make([]simdResultState, len(cases))
+	ok = make([]bool, len(cases))
+	for start := 0; start < len(cases); {
+		var in bytes.Buffer
+		for i := start; i < len(cases); i++ {
+			in.Write(cases[i].encode())
+		}
+		cmd := exec.Command(qemu, "-cpu", "cortex-a57", "testdata/simdoracle")
+		cmd.Stdin = &in
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		err := cmd.Run()
+		b := out.Bytes()
+		n := len(b) / oracleCaseOut
+		for i := 0; i < n; i++ {
+			res[start+i] = decodeResult(b[i*oracleCaseOut:])
+			ok[start+i] = true
+		}
+		start += n
+		if err == nil && start < len(cases) {
+			t.Fatalf("oracle stopped after %d cases without an error", start)
+		}
+		if err != nil {
+			if start < len(cases) {
+				t.Logf("oracle died on case %d (%08x %s): %v", start, cases[start].Insn, decode.DisasmA64(cases[start].Insn, oracleCode), err)
+			}
+			start++ // skip the case that killed it
+		}
+	}
+	return res, ok
+}
+
+// runUVM executes one case in uvm.
+func runUVM(t *testing.T, c *simdCase) (simdResultState, vm.Exit) {
+	t.Helper()
+	mm := vm.NewMM()
+	for _, v := range []vm.VMA{
+		{Start: oracleCode, End: oracleCode + vm.PageSize, Prot: vm.ProtRead | vm.ProtExec},
+		{Start: oracleScratch, End: oracleScratch + vm.PageSize, Prot: vm.ProtRead | vm.ProtWrite},
+	} {
+		if err := mm.Map(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var code [8]byte
+	binary.LittleEndian.PutUint32(code[0:], c.Insn)
+	binary.LittleEndian.PutUint32(code[4:], 0xd4200000) // BRK #0
+	if err := mm.Poke(code[:], oracleCode); err != nil {
+		t.Fatal(err)
+	}
+	if err := mm.Poke(c.Mem[:], oracleScratch); err != nil {
+		t.Fatal(err)
+	}
+	cpu := NewCPU(mm)
+	r := cpu.Regs()
+	r.V = c.V
+	copy(r.X[:], c.X[:])
+	r.FPCR = uint32(c.FPCR)
+	r.FPSR = uint32(c.FPSR)
+	r.NZCV = c.NZCV
+	r.PC = oracleCode
+	r.SP = 0x7f0000
+	e := cpu.Run(1000)
+	var s simdResultState
+	s.V = r.V
+	copy(s.X[:], r.X[:16])
+	s.FPSR = uint64(r.FPSR)
+	s.NZCV = r.NZCV
+	if err := mm.Peek(s.Mem[:], oracleScratch); err != nil {
+		t.Fatal(err)
+	}
+	return s, e
+}
+
+// usesGP reports whether the op reads or writes general registers through
+// its register fields (those are limited to x0..x15 in the oracle).
+func usesGP(op decode.A64Op) bool {
+	switch op {
+	case decode.A64FCVTI, decode.A64ICVTF, decode.A64FMOVTOGP, decode.A64FMOVFROMGP,
+		decode.A64VDUPG, decode.A64VINSG, decode.A64VUMOV, decode.A64VSMOV,
+		decode.A64VLDST, decode.A64VLDSTL, decode.A64VLDR:
+		return true
+	}
+	return false
+}
+
+func isMemOp(op decode.A64Op) bool {
+	return op == decode.A64VLDST || op == decode.A64VLDSTL || op == decode.A64VLDR
+}
+
+// interesting FP bit patterns
+var (
+	f64Specials = []uint64{
+		0, 1 << 63, math.Float64bits(1), math.Float64bits(-1), math.Float64bits(0.5), math.Float64bits(1.5),
+		math.Float64bits(2), math.Float64bits(3), math.Float64bits(-2.5), math.Float64bits(1e300),
+		math.Float64bits(-1e300), math.Float64bits(math.MaxFloat64), 1, 0x000fffffffffffff, 0x8000000000000001,
+		0x0010000000000000, 0x8010000000000000, 0x7ff0000000000000, 0xfff0000000000000,
+		0x7ff8000000000000, 0xfff8000000000001, 0x7ff0000000000001, 0xfff4000000000000,
+		math.Float64bits(9223372036854775807), math.Float64bits(-9223372036854775808), math.Float64bits(2147483647.5),
+		math.Float64bits(4294967295.5), math.Float64bits(18446744073709551615), math.Float64bits(1e-310),
+		math.Float64bits(0.1), math.Float64bits(-0.7), math.Float64bits(1e-300), math.Float64bits(123456.75),
+		0x3ff0000000000001, 0x43e0000000000000, 0xc3e0000000000001, 0x41e0000000000000,
+	}
+	f32Specials = []uint32{
+		0, 1 << 31, math.Float32bits(1), math.Float32bits(-1), math.Float32bits(0.5), math.Float32bits(1.5),
+		math.Float32bits(3), math.Float32bits(-2.5), math.Float32bits(1e30), math.Float32bits(math.MaxFloat32),
+		1, 0x007fffff, 0x80000001, 0x00800000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00001,
+		0x7f800001, 0xffa00000, math.Float32bits(2147483648), math.Float32bits(-2147483648),
+		math.Float32bits(4294967296), math.Float32bits(0.1), math.Float32bits(-0.7), math.Float32bits(1e-40),
+		math.Float32bits(65504), math.Float32bits(1e-5), math.Float32bits(16777217), 0x3f800001,
+	}
+	f16Specials = []uint16{0, 0x8000, 0x3c00, 0xbc00, 0x7c00, 0xfc00, 0x7e00, 0x7d00, 0x0001, 0x03ff, 0x0400, 0x7bff, 0x3555}
+)
+
+func randLane(rng *rand.Rand) uint64 {
+	switch rng.Intn(10) {
+	case 0, 1, 2, 3:
+		return rng.Uint64()
+	case 4, 5, 6:
+		return f64Specials[rng.Intn(len(f64Specials))]
+	case 7, 8:
+		return uint64(f32Specials[rng.Intn(len(f32Specials))]) | uint64(f32Specials[rng.Intn(len(f32Specials))])<<32
+	default:
+		var v uint64
+		for i := 0; i < 4; i++ {
+			if rng.Intn(2) == 0 {
+				v |= uint64(f16Specials[rng.Intn(len(f16Specials))]) << (16 * i)
+			} else {
+				v |= uint64(rng.Intn(256)) << (16 * i)
+			}
+		}
+		return v
+	}
+}
+
+// simdWordPool samples instruction words for every FP/SIMD op: up to 300
+// random encodings per op, so that cases can be spread evenly over ops.
+func simdWordPool(rng *rand.Rand) [][]uint32 {
+	pool := make([][]uint32, decode.NumA64SIMDOps)
+	for i := 0; i < 3000000; i++ {
+		var w uint32
+		switch i % 8 {
+		case 0, 1, 2:
+			w = rng.Uint32()&^(7<<25) | 7<<25
+		case 3, 4: // scalar FP
+			w = rng.Uint32()&^(0xff<<24) | 0x1e<<24
+		case 5, 6: // vector
+			w = rng.Uint32()&^(0x9e<<24) | 0x0e<<24
+		case 7: // structure loads/stores
+			w = rng.Uint32()&^(0xbe<<24) | 0x0c<<24
+		}
+		in := decode.DecodeA64(w)
+		if in.Op < decode.A64SIMDBase {
+			continue
+		}
+		if usesGP(in.Op) {
+			w &^= 1<<4 | 1<<9 | 1<<20
+			if in = decode.DecodeA64(w); in.Op < decode.A64SIMDBase {
+				continue
+			}
+		}
+		k := int(in.Op - decode.A64SIMDBase)
+		if len(pool[k]) < 300 {
+			pool[k] = append(pool[k], w)
+		}
+	}
+	return pool
+}
+
+// genSIMDCases makes n random cases of FP/SIMD instructions: half of them
+// with ops chosen uniformly, half with the distribution of random words.
+func genSIMDCases(rng *rand.Rand, n int) []simdCase {
+	pool := simdWordPool(rng)
+	var ops []int
+	for k, p := range pool {
+		if len(p) > 0 {
+			ops = append(ops, k)
+		}
+	}
+	cases := make([]simdCase, 0, n)
+	for len(cases) < n {
+		var w uint32
+		if rng.Intn(2) == 0 {
+			p := pool[ops[rng.Intn(len(ops))]]
+			w = p[rng.Intn(len(p))]
+		} else {
+			for {
+				p := pool[rng.Intn(len(pool))]
+				if len(p) > 0 {
+					w = p[rng.Intn(len(p))]
+					break
+				}
+			}
+		}
+		in := decode.DecodeA64(w)
+		c := simdCase{Insn: w}
+		for i := range c.V {
+			c.V[i] = [2]uint64{randLane(rng), randLane(rng)}
+		}
+		for i := range c.X {
+			switch rng.Intn(4) {
+			case 0:
+				c.X[i] = rng.Uint64()
+			case 1:
+				c.X[i] = uint64(rng.Intn(200) - 100)
+			case 2:
+				c.X[i] = f64Specials[rng.Intn(len(f64Specials))]
+			default:
+				c.X[i] = uint64(f32Specials[rng.Intn(len(f32Specials))])
+			}
+			if isMemOp(in.Op) {
+				c.X[i] = oracleScratch + uint64(rng.Intn(96))
+			}
+		}
+		rng.Read(c.Mem[:])
+		if rng.Intn(10) < 3 {
+			c.FPCR = uint64(rng.Intn(4)) << 22
+			if rng.Intn(2) == 0 {
+				c.FPCR |= 1 << 24 // FZ
+			}
+			if rng.Intn(2) == 0 {
+				c.FPCR |= 1 << 25 // DN
+			}
+		}
+		switch rng.Intn(3) {
+		case 1:
+			c.FPSR = 0x10 // IXC
+		case 2:
+			c.FPSR = uint64(rng.Intn(256)) & 0x9f
+		}
+		c.NZCV = uint64(rng.Intn(16)) << 28
+		cases = append(cases, c)
+	}
+	return cases
+}
+
+const oracleFPSRMask = 0x0800009f
+
+func diffState(c *simdCase, want, got *simdResultState) string {
+	var b strings.Builder
+	for i := 0; i < 32; i++ {
+		if want.V[i] != got.V[i] {
+			fmt.Fprintf(&b, "  v%d: in %016x_%016x want %016x_%016x got %016x_%016x\n", i,
+				c.V[i][1], c.V[i][0], want.V[i][1], want.V[i][0], got.V[i][1], got.V[i][0])
+		}
+	}
+	for i := 0; i < 16; i++ {
+		if want.X[i] != got.X[i] {
+			fmt.Fprintf(&b, "  x%d: in %x want %x got %x\n", i, c.X[i], want.X[i], got.X[i])
+		}
+	}
+	if want.FPSR&oracleFPSRMask != got.FPSR&oracleFPSRMask {
+		fmt.Fprintf(&b, "  fpsr: in %x want %x got %x (fpcr %x)\n", c.FPSR, want.FPSR&oracleFPSRMask, got.FPSR&oracleFPSRMask, c.FPCR)
+	}
+	if want.NZCV>>28 != got.NZCV>>28 {
+		fmt.Fprintf(&b, "  nzcv: in %x want %x got %x\n", c.NZCV>>28, want.NZCV>>28, got.NZCV>>28)
+	}
+	if want.Mem != got.Mem {
+		fmt.Fprintf(&b, "  memory differs\n")
+	}
+	return b.String()
+}
+
+// inputsOf describes the source registers of a case for messages.
+func inputsOf(c *simdCase) string {
+	in := decode.DecodeA64(c.Insn)
+	return fmt.Sprintf("fpcr %x fpsr %x nzcv %x | vn=v%d %016x_%016x vm=v%d %016x_%016x vd %016x_%016x va %016x",
+		c.FPCR, c.FPSR, c.NZCV>>28, in.Rn, c.V[in.Rn][1], c.V[in.Rn][0], in.Rm, c.V[in.Rm][1], c.V[in.Rm][0],
+		c.V[in.Rd][1], c.V[in.Rd][0], c.V[in.Ra][0])
+}
+
+func TestSIMDAgainstQEMU(t *testing.T) {
+	qemu, err := exec.LookPath("qemu-aarch64")
+	if err != nil {
+		t.Skip("qemu-aarch64 not installed")
+	}
+	if _, err := os.Stat("testdata/simdoracle"); err != nil {
+		t.Skip("testdata/simdoracle missing (run testdata/build-simdoracle.sh)")
+	}
+	n := 20000
+	if testing.Short() {
+		n = 2000
+	}
+	seed := int64(1)
+	if s := os.Getenv("UVM_SIMD_SEED"); s != "" {
+		fmt.Sscan(s, &seed)
+	}
+	if s := os.Getenv("UVM_SIMD_CASES"); s != "" {
+		fmt.Sscan(s, &n)
+	}
+	rng := rand.New(rand.NewSource(seed))
+	cases := genSIMDCases(rng, n)
+	t0 := time.Now()
+	want, ok := runOracle(t, qemu, cases)
+	t.Logf("oracle: %d cases in %v", len(cases), time.Since(t0))
+	t0 = time.Now()
+	defer func() { t.Logf("uvm: %v", time.Since(t0)) }()
+	bad, changed, compared := 0, 0, 0
+	perOp := map[string]int{}
+	defer func() {
+		t.Logf("%d cases compared, %d changed a V register", compared, changed)
+		if os.Getenv("UVM_SIMD_OPSTATS") != "" {
+			t.Logf("cases per op: %v", perOp)
+		}
+	}()
+	for i := range cases {
+		if !ok[i] {
+			continue
+		}
+		compared++
+		perOp[decode.A64SIMDOpName(decode.DecodeA64(cases[i].Insn).Op)]++
+		if want[i].V != cases[i].V {
+			changed++
+		}
+		got, e := runUVM(t, &cases[i])
+		c := &cases[i]
+		if e.Reason != vm.ExitBreakpoint {
+			t.Errorf("%08x %s: uvm exit %v (%s)", c.Insn, decode.DisasmA64(c.Insn, oracleCode), e.Reason, e.Why)
+			bad++
+		} else if d := diffState(c, &want[i], &got); d != "" {
+			t.Errorf("%08x %s: %s\n%s", c.Insn, decode.DisasmA64(c.Insn, oracleCode), inputsOf(c), d)
+			bad++
+		}
+		if bad >= 30 {
+			t.Fatal("too many mismatches")
+		}
+	}
+}
