@@ -273,7 +273,7 @@ var a64OpNames = [...]string{
 // String names the operation (the underlying instruction, not an alias).
 func (op A64Op) String() string {
 	if op >= A64SIMDBase {
-		return "FP/SIMD"
+		return A64SIMDOpName(op)
 	}
 	if int(op) < len(a64OpNames) && a64OpNames[op] != "" {
 		return a64OpNames[op]

@@ -631,7 +631,7 @@ func decodeFP(raw uint32, in *A64) bool {
 		if !ok || bf(raw, 5, 5) != 0 {
 			return false
 		}
-		in.Op, in.Size = A64FMOVI, size
+		in.Op, in.Size, in.Rn, in.Rm = A64FMOVI, size, 0, 0
 		in.Imm = vfpExpandImm(bf(raw, 13, 8), size)
 		return true
 	}
@@ -1284,7 +1284,10 @@ func decodeModImm(raw uint32, in *A64) bool {
 		in.Size = uint8(2 - cmode>>3)
 	default: // 0xx0, 10x0, 110x: MOVI/MVNI
 		in.Op = [2]A64Op{A64VMOVI, A64VMVNI}[op]
-		in.Size = uint8(2 - cmode>>3&1 + cmode>>2&cmode>>3&1)
+		in.Size = 2 // 32-bit shifted (0xx0) or shifting ones (110x)
+		if cmode>>2 == 0b10 {
+			in.Size = 1 // 16-bit shifted (10x0)
+		}
 	}
 	return true
 }

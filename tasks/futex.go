@@ -89,8 +89,16 @@ func (ft *futexTable) wait(t *Task, addr uint64, val, bitset uint32, timeoutNs i
 	if timedOut {
 		return ETIMEDOUT
 	}
-	return EINTR
+	if t.killed.Load() {
+		return EINTR
+	}
+	// Interrupted by a signal: restarted after the handler if it has
+	// SA_RESTART (or none runs), else EINTR (see signals.SyscallRestart).
+	return Errno(erestartsys)
 }
+
+// erestartsys is Linux's ERESTARTSYS, never seen by the guest.
+const erestartsys = 512
 
 // remove takes w off its queue; false if it was already woken.
 func (ft *futexTable) remove(key futexKey, w *futexWaiter) bool {
@@ -167,4 +175,17 @@ func (ft *futexTable) wakeAll(mm *vm.MM) {
 			ft.wakeLocked(key, int(^uint(0)>>1), ^uint32(0))
 		}
 	}
+}
+
+// wakeTask makes a blocked wait of t re-check its condition (a signal
+// arrived). Waits poll their condition at least every 50 ms in parallel
+// mode and at every switch in deterministic mode; this closes the task's
+// current notification channel so the wake is immediate.
+func (ft *futexTable) wakeTask(t *Task) {
+	t.notifyMu.Lock()
+	if t.notify != nil {
+		close(t.notify)
+		t.notify = nil
+	}
+	t.notifyMu.Unlock()
 }

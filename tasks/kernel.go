@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"uvm/signals"
 	"uvm/vm"
 	"uvm/vm/amd64"
 	"uvm/vm/arm64"
@@ -234,7 +235,13 @@ func (k *Kernel) Start(path string, argv []string) (*ThreadGroup, error) {
 	}
 	cpu.SetSP(sp)
 	cpu.SetPC(img.Entry)
-	tg := &ThreadGroup{k: k, arch: a, mm: mm, img: img, done: make(chan struct{}), cwd: k.opts.Cwd, umask: 0o022}
+	if img.Arch == vm.ArchARM64 {
+		if err := mapARM64VDSO(mm); err != nil {
+			return nil, err
+		}
+	}
+	tg := &ThreadGroup{k: k, arch: a, mm: mm, img: img, done: make(chan struct{}), cwd: k.opts.Cwd, umask: 0o022,
+		sighand: &signals.Sighand{}}
 	tg.pid = k.allocPID()
 	tg.fds = newFDTable(k)
 	t := tg.newTask(cpu, tg.pid)

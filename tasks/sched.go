@@ -216,7 +216,7 @@ func (s *detSched) wakeReadyLocked() {
 func (t *Task) wait(ready func() bool, wake func() <-chan struct{}, timeoutNs int64) (timedOut bool) {
 	k := t.tg.k
 	if k.det != nil {
-		w := &detWait{ready: func() bool { return t.killed.Load() || ready() }, deadline: -1}
+		w := &detWait{ready: func() bool { return t.killed.Load() || t.sigPending() || ready() }, deadline: -1}
 		if timeoutNs >= 0 {
 			w.deadline = k.det.now() + timeoutNs
 		}
@@ -226,12 +226,21 @@ func (t *Task) wait(ready func() bool, wake func() <-chan struct{}, timeoutNs in
 	if timeoutNs >= 0 {
 		deadline = time.Now().Add(time.Duration(timeoutNs))
 	}
+	t.notifyMu.Lock()
+	sigch := make(chan struct{})
+	t.notify = sigch
+	t.notifyMu.Unlock()
+	defer func() {
+		t.notifyMu.Lock()
+		t.notify = nil
+		t.notifyMu.Unlock()
+	}()
 	for {
 		var ch <-chan struct{}
 		if wake != nil {
 			ch = wake()
 		}
-		if ready() || t.killed.Load() {
+		if ready() || t.killed.Load() || t.sigPending() {
 			return false
 		}
 		d := 50 * time.Millisecond
@@ -245,6 +254,7 @@ func (t *Task) wait(ready func() bool, wake func() <-chan struct{}, timeoutNs in
 		tm := time.NewTimer(d)
 		select {
 		case <-ch:
+		case <-sigch:
 		case <-tm.C:
 		}
 		tm.Stop()

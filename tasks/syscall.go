@@ -14,10 +14,11 @@ func errRet(e Errno) uint64 { return uint64(-int64(e)) }
 func (t *Task) arg(i int) uint64 { return t.cpu.Reg(t.tg.arch.args[i]) }
 
 // syscall handles one syscall exit. It returns true when the task must
-// stop running (exit, exit_group).
-func (t *Task) syscall() (stop bool) {
+// stop running (exit, exit_group), and the result for signal handling.
+func (t *Task) syscall() (stop bool, sc *syscallResult) {
 	a := t.tg.arch
 	nr := t.cpu.Reg(a.nr)
+	orig0 := t.arg(0)
 	no, ok := a.table[nr]
 	if !ok {
 		no = sysNone
@@ -36,11 +37,16 @@ func (t *Task) syscall() (stop bool) {
 	case sysExit:
 		k.traceSyscall(t, no, nr, args, nil)
 		t.exitThread(int(int32(t.arg(0))))
-		return true
+		return true, nil
 	case sysExitGroup:
 		k.traceSyscall(t, no, nr, args, nil)
 		t.tg.exitGroup(ExitStatus{Code: int(t.arg(0) & 0xff)})
-		return true
+		return true, nil
+	case sysRtSigreturn:
+		t.sysRtSigreturn()
+		ret := t.cpu.Reg(a.ret)
+		k.traceSyscall(t, no, nr, args, &ret)
+		return t.killed.Load(), nil
 	default:
 		ret, done = t.dispatch(no)
 	}
@@ -54,12 +60,9 @@ func (t *Task) syscall() (stop bool) {
 		}
 		ret = errRet(ENOSYS)
 	}
-	if no == sysRtSigreturn {
-		return false
-	}
 	t.cpu.SetReg(a.ret, ret)
 	k.traceSyscall(t, no, nr, args, &ret)
-	return t.killed.Load()
+	return t.killed.Load(), &syscallResult{ret: int64(ret), origArg0: orig0, nr: nr}
 }
 
 // traceSyscall records one syscall event (ret nil: it did not return).
@@ -343,6 +346,12 @@ func (t *Task) dispatch(no sysno) (ret uint64, done bool) {
 	// signal state (delivery is the signals layer's job)
 	case sysRtSigaction:
 		return t.sysRtSigaction(a0, a1, a2, a3), true
+	case sysRtSigsuspend:
+		return t.sysRtSigsuspend(a0, a1), true
+	case sysRtSigpending:
+		return t.sysRtSigpending(a0, a1), true
+	case sysPause:
+		return t.sysPause(), true
 	case sysRtSigprocmask:
 		return t.sysRtSigprocmask(int(a0), a1, a2, a3), true
 	case sysSigaltstack:

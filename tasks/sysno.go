@@ -134,6 +134,7 @@ const (
 	sysLinkat
 	sysSymlink
 	sysSymlinkat
+	sysRtSigpending
 	sysCount
 )
 
@@ -171,7 +172,7 @@ var sysNames = [sysCount]string{
 	sysSetitimer: "setitimer", sysGetitimer: "getitimer", sysAlarm: "alarm", sysPause: "pause",
 	sysEpollCreate1: "epoll_create1", sysEpollCtl: "epoll_ctl", sysEpollPwait: "epoll_pwait", sysEpollWait: "epoll_wait",
 	sysEventfd2: "eventfd2", sysLink: "link", sysLinkat: "linkat", sysSymlink: "symlink",
-	sysSymlinkat: "symlinkat",
+	sysSymlinkat: "symlinkat", sysRtSigpending: "rt_sigpending",
 }
 
 func (s sysno) String() string {
@@ -193,7 +194,7 @@ var arm64Sys = map[uint64]sysno{
 	99: sysSetRobustList, 101: sysNanosleep, 102: sysGetitimer, 103: sysSetitimer,
 	113: sysClockGettime, 114: sysClockGetres, 115: sysClockNanosleep, 122: sysSchedSetaffinity,
 	123: sysSchedGetaffinity, 124: sysSchedYield, 129: sysKill, 130: sysTkill, 131: sysTgkill,
-	132: sysSigaltstack, 133: sysRtSigsuspend, 134: sysRtSigaction, 135: sysRtSigprocmask,
+	132: sysSigaltstack, 133: sysRtSigsuspend, 134: sysRtSigaction, 135: sysRtSigprocmask, 136: sysRtSigpending,
 	137: sysRtSigtimedwait, 139: sysRtSigreturn, 148: sysGetresuid, 150: sysGetresgid,
 	153: sysTimes, 154: sysSetpgid, 155: sysGetpgid, 156: sysGetsid, 157: sysSetsid,
 	158: sysGetgroups, 160: sysUname, 163: sysGetrlimit, 165: sysGetrusage, 166: sysUmask,
@@ -209,7 +210,7 @@ var arm64Sys = map[uint64]sysno{
 var amd64Sys = map[uint64]sysno{
 	0: sysRead, 1: sysWrite, 2: sysOpen, 3: sysClose, 4: sysStat, 5: sysFstat, 6: sysLstat,
 	7: sysPoll, 8: sysLseek, 9: sysMmap, 10: sysMprotect, 11: sysMunmap, 12: sysBrk,
-	13: sysRtSigaction, 14: sysRtSigprocmask, 15: sysRtSigreturn, 16: sysIoctl, 17: sysPread64,
+	13: sysRtSigaction, 14: sysRtSigprocmask, 127: sysRtSigpending, 15: sysRtSigreturn, 16: sysIoctl, 17: sysPread64,
 	18: sysPwrite64, 19: sysReadv, 20: sysWritev, 21: sysAccess, 22: sysPipe, 23: sysSelect,
 	24: sysSchedYield, 25: sysMremap, 26: sysMsync, 27: sysMincore, 28: sysMadvise, 32: sysDup,
 	33: sysDup2, 34: sysPause, 35: sysNanosleep, 36: sysGetitimer, 37: sysAlarm, 38: sysSetitimer,

@@ -322,7 +322,22 @@ func (t *Task) sysNanosleep(req, rem uint64) uint64 {
 	if e != 0 {
 		return errRet(e)
 	}
+	return t.interruptibleSleep(ns, rem)
+}
+
+// interruptibleSleep sleeps ns nanoseconds; a signal ends it early with
+// EINTR and the remaining time in rem (when not 0).
+func (t *Task) interruptibleSleep(ns int64, rem uint64) uint64 {
+	start := t.tg.k.uptimeNs()
 	sleepFor(t, ns)
+	if t.sigPending() && !t.killed.Load() {
+		if left := ns - (t.tg.k.uptimeNs() - start); left > 0 {
+			if rem != 0 {
+				t.putTimespec(rem, left)
+			}
+			return errRet(EINTR)
+		}
+	}
 	return 0
 }
 
@@ -340,8 +355,10 @@ func (t *Task) sysClockNanosleep(id int32, flags, req, rem uint64) uint64 {
 	} else if _, e := t.clockNow(id); e != 0 {
 		return errRet(e)
 	}
-	sleepFor(t, ns)
-	return 0
+	if flags&1 != 0 {
+		rem = 0
+	}
+	return t.interruptibleSleep(ns, rem)
 }
 
 // Clone flags.
@@ -389,7 +406,7 @@ func (t *Task) sysClone(flags, stack, ptid, tls, ctid uint64) uint64 {
 		}
 	}
 	nt := tg.newTask(cpu, tid)
-	nt.sigmask = t.sigmask
+	nt.blocked = t.blocked
 	if flags&cloneChildSettid != 0 {
 		nt.putU32(ctid, uint32(tid))
 	}

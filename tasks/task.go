@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"uvm/signals"
 	"uvm/vm"
 )
 
@@ -49,16 +50,15 @@ type ThreadGroup struct {
 	umask   uint32
 	exiting bool
 	status  ExitStatus
-	// sigactions holds rt_sigaction state (delivery is the signals layer).
-	sigactions [65]sigaction
+	// sighand is the signal action table, shared by the threads; its
+	// Siglock also protects shared and every thread's pending/blocked.
+	sighand *signals.Sighand
+	// shared is the group's pending queue (process-directed signals).
+	shared signals.Pending
 
 	live sync.WaitGroup // running tasks
 	done chan struct{}  // closed when the last task exits
 	once sync.Once
-}
-
-type sigaction struct {
-	handler, flags, restorer, mask uint64
 }
 
 // Pid returns the thread group id.
@@ -84,8 +84,24 @@ type Task struct {
 	// clearChildTID is set_tid_address/CLONE_CHILD_CLEARTID's address.
 	clearChildTID uint64
 	robustList    uint64
-	sigmask       uint64
-	altstack      [3]uint64 // ss_sp, ss_flags, ss_size
+
+	// Signal state (protected by tg.sighand.Siglock when others read it).
+	pending signals.Pending
+	blocked signals.SigSet
+	alt     signals.StackT
+	// savedBlocked is the mask to restore after rt_sigsuspend.
+	savedBlocked *signals.SigSet
+	// flags is the thread-flag word (TIF_SIGPENDING …), atomic.
+	flags signals.ThreadFlags
+	// fault is the last memory fault, for the signal frame's fault context.
+	fault vm.Exit
+	// lastExit is the synchronous exit being turned into a signal, for
+	// the fatal message.
+	lastExit *vm.Exit
+	// notify, when not nil, is closed to interrupt a blocking wait
+	// (protected by notifyMu).
+	notifyMu sync.Mutex
+	notify   chan struct{}
 
 	// killed is set by exit_group from another thread.
 	killed atomic.Bool
@@ -100,7 +116,7 @@ type Task struct {
 }
 
 func (tg *ThreadGroup) newTask(cpu vm.CPU, tid int32) *Task {
-	t := &Task{tg: tg, tid: tid, cpu: cpu, baton: make(chan struct{}, 1)}
+	t := &Task{tg: tg, tid: tid, cpu: cpu, baton: make(chan struct{}, 1), alt: signals.DisabledStack}
 	tg.mu.Lock()
 	if tg.tasks == nil {
 		tg.tasks = map[int32]*Task{}
@@ -150,13 +166,29 @@ func (t *Task) run() {
 			if k.det != nil {
 				k.det.yield(t)
 			}
+			if !t.handleSignals(nil) {
+				return
+			}
 		case vm.ExitSyscall:
-			if t.syscall() {
+			stop, sc := t.syscall()
+			if stop {
+				return
+			}
+			if !t.handleSignals(sc) {
 				return
 			}
 		default:
-			t.fatal(ex)
-			return
+			info, ok := t.exitSignalInfo(ex)
+			if !ok {
+				t.fatal(ex)
+				return
+			}
+			t.lastExit = &ex
+			t.forceSignal(info)
+			if !t.handleSignals(nil) {
+				return
+			}
+			t.lastExit = nil
 		}
 	}
 }
@@ -184,39 +216,35 @@ const (
 // handler, the way Linux's default action does (core-dumping signals).
 func (t *Task) fatal(ex vm.Exit) {
 	k := t.tg.k
-	var sig int
-	var why string
+	sig := sigSEGV
+	why := exitWhy(ex)
 	dis := t.cpu.Disasm(ex.PC)
-	switch ex.Reason {
-	case vm.ExitFault:
-		sig = sigSEGV
-		why = ex.Fault.Error()
-	case vm.ExitAlignment:
-		sig = sigBUS
-		why = fmt.Sprintf("misaligned access at 0x%x", ex.Fault.Addr)
-	case vm.ExitUndefined:
-		sig = sigILL
-		why = fmt.Sprintf("undefined instruction % x", ex.Raw[:ex.RawLen])
-		if ex.Why != "" {
-			why += " (" + ex.Why + ")"
-		}
-		k.noteUnimplemented(fmt.Sprintf("instruction %s", dis))
-	case vm.ExitBreakpoint:
-		sig = sigTRAP
-		why = "breakpoint"
-	case vm.ExitDivide:
-		sig = sigFPE
-		why = "integer divide error"
-	case vm.ExitPrivileged:
-		sig = sigSEGV
-		why = "privileged instruction"
-	default:
-		sig = sigSEGV
-		why = ex.Reason.String()
-	}
 	k.logf("%s: %s at pc 0x%x: %s (thread %d)", signalName(sig), why, ex.PC, dis, t.tid)
 	k.event("%d signal %s pc=%#x fatal", t.tid, signalName(sig), ex.PC)
 	t.tg.exitGroup(ExitStatus{Signal: sig, Core: true})
+}
+
+// exitWhy describes a synchronous exit for uvm's one-line report.
+func exitWhy(ex vm.Exit) string {
+	switch ex.Reason {
+	case vm.ExitFault:
+		return ex.Fault.Error()
+	case vm.ExitAlignment:
+		return fmt.Sprintf("misaligned access at 0x%x", ex.Fault.Addr)
+	case vm.ExitUndefined:
+		why := fmt.Sprintf("undefined instruction % x", ex.Raw[:ex.RawLen])
+		if ex.Why != "" {
+			why += " (" + ex.Why + ")"
+		}
+		return why
+	case vm.ExitBreakpoint:
+		return "breakpoint"
+	case vm.ExitDivide:
+		return "integer divide error"
+	case vm.ExitPrivileged:
+		return "privileged instruction"
+	}
+	return ex.Reason.String()
 }
 
 func signalName(sig int) string {

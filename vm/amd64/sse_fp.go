@@ -100,7 +100,9 @@ func (r *Regs) arith64(op int, a, b uint64) uint64 {
 			}
 			z = math.Sqrt(y)
 		}
-		if zb := math.Float64bits(z); ok64(zb) {
+		// A zero result is exact only for add/sub or a zero input;
+		// otherwise it underflowed.
+		if zb := math.Float64bits(z); ok64(zb) && (zb<<1 != 0 || op <= fopSub || a<<1 == 0 || b<<1 == 0) {
 			return zb
 		}
 	}
@@ -115,6 +117,7 @@ func (r *Regs) arith64Slow(op int, a, b uint64) uint64 {
 		x = env.unpackF64(a)
 	}
 	z := env.arith(op, x, y, &fmtF64)
+	env.priority()
 	r.MXCSR |= env.flags
 	if op == fopMin || op == fopMax {
 		// MIN/MAX return an operand unchanged (an SNaN too), except that
@@ -163,7 +166,7 @@ func (r *Regs) arith32(op int, a, b uint32) uint32 {
 			}
 			z = float32(math.Sqrt(float64(y)))
 		}
-		if zb := math.Float32bits(z); ok32(zb) {
+		if zb := math.Float32bits(z); ok32(zb) && (zb<<1 != 0 || op <= fopSub || a<<1 == 0 || b<<1 == 0) {
 			return zb
 		}
 	}
@@ -178,6 +181,7 @@ func (r *Regs) arith32Slow(op int, a, b uint32) uint32 {
 		x = env.unpackF32(a)
 	}
 	z := env.arith(op, x, y, &fmtF32)
+	env.priority()
 	r.MXCSR |= env.flags
 	if op == fopMin || op == fopMax {
 		if z != y {
@@ -385,7 +389,7 @@ func (r *Regs) cvtIntToF32(v int64) uint32 {
 func (r *Regs) cvtF64ToF32(a uint64) uint32 {
 	if r.fast() && ok64(a) {
 		z := math.Float32bits(float32(math.Float64frombits(a)))
-		if ok32(z) {
+		if ok32(z) && (z<<1 != 0 || a<<1 == 0) {
 			return z
 		}
 	}

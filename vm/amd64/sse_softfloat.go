@@ -34,19 +34,32 @@ const (
 
 // fpFormat describes a binary floating-point format for rounding: prec is
 // the precision in bits including the leading bit (for x87 this is the
-// precision-control setting), store the significand width of the storage
-// format (which fixes where denormals round), emin/emax the unbiased
-// exponent range of normal numbers.
+// precision-control setting; denormal results then round prec bits below
+// 2^emin, as the hardware does), emin/emax the unbiased exponent range of
+// normal numbers.
 type fpFormat struct {
-	prec, store int
-	emin, emax  int32
+	prec       int
+	emin, emax int32
 }
 
 var (
-	fmtF32 = fpFormat{24, 24, -126, 127}
-	fmtF64 = fpFormat{53, 53, -1022, 1023}
-	fmtF80 = fpFormat{64, 64, -16382, 16383}
+	fmtF32 = fpFormat{24, -126, 127}
+	fmtF64 = fpFormat{53, -1022, 1023}
+	fmtF80 = fpFormat{64, -16382, 16383}
 )
+
+// denorm returns the significand of a finite u aligned to exponent emin
+// when u lies below the normal range (u comes from unpacking, so the shift
+// loses no bits).
+func denorm(u ufp, emin int32) uint64 {
+	if u.exp >= emin {
+		return u.mant
+	}
+	if d := emin - u.exp; d < 64 {
+		return u.mant >> d
+	}
+	return 0
+}
 
 // Value classes of an unpacked number.
 const (
@@ -79,6 +92,14 @@ type fpEnv struct {
 	ueUnmasked bool // underflow unmasked: flag tiny results even when exact
 	flags      uint32
 	up         bool // the last rounding incremented the significand (x87 C1)
+}
+
+// priority applies x86's exception priority: an invalid operation or a
+// division by zero suppresses the (lower-priority) denormal-operand flag.
+func (env *fpEnv) priority() {
+	if env.flags&(fpIE|fpZE) != 0 {
+		env.flags &^= fpDE
+	}
 }
 
 // defaultNaN is x86's QNaN "real indefinite".
@@ -147,10 +168,10 @@ func (env *fpEnv) roundPack(neg bool, e int32, hi, lo uint64, f *fpFormat) ufp {
 			env.flags |= fpUE | fpPE
 			return ufp{cls: clsZero, neg: neg}
 		}
-		d := f.emin - e
-		hi, lo = shiftRightJam128(hi, lo, d)
+		// Denormalise to emin; the rounding position stays prec bits
+		// below emin (for x87 with reduced precision control too).
+		hi, lo = shiftRightJam128(hi, lo, f.emin-e)
 		e = f.emin
-		shift = max(128-f.prec-int(d), 128-f.store)
 	}
 	m, inexact, up, carry := roundBits(neg, hi, lo, uint(shift), env.rc)
 	env.up = up
@@ -372,8 +393,8 @@ func (env *fpEnv) div(a, b ufp, f *fpFormat) ufp {
 		env.flags |= fpIE
 		return defaultNaN
 	case a.cls == clsInf, b.cls == clsZero:
-		if b.cls == clsZero {
-			env.flags |= fpZE
+		if a.cls != clsInf {
+			env.flags |= fpZE // only a finite dividend divides by zero
 		}
 		return ufp{cls: clsInf, neg: neg}
 	case a.cls == clsZero, b.cls == clsInf:
@@ -539,16 +560,19 @@ func (env *fpEnv) toInt(a ufp, size int, rc uint8) int64 {
 	case rcUp:
 		incr = !a.neg && inexact
 	}
+	env.up = incr
 	if incr {
 		ip++
 		if ip == 0 { // 2^64
 			env.flags |= fpIE
+			env.up = false
 			return indefinite
 		}
 	}
 	limit := uint64(1) << (size - 1) // magnitude limit (exclusive for positive)
 	if (!a.neg && ip >= limit) || (a.neg && ip > limit) {
 		env.flags |= fpIE
+		env.up = false
 		return indefinite
 	}
 	if inexact {
@@ -663,8 +687,8 @@ func packF64(u ufp) uint64 {
 	case clsQNaN, clsSNaN:
 		return s | 0x7FF<<52 | u.mant>>12
 	}
-	if u.mant>>63 == 0 { // denormal, exp == emin
-		return s | u.mant>>11
+	if u.mant>>63 == 0 || u.exp < -1022 { // denormal
+		return s | denorm(u, -1022)>>11
 	}
 	return s | uint64(u.exp+1023)<<52 | (u.mant>>11)&(1<<52-1)
 }
@@ -710,8 +734,8 @@ func packF32(u ufp) uint32 {
 	case clsQNaN, clsSNaN:
 		return s | 0xFF<<23 | uint32(u.mant>>41)
 	}
-	if u.mant>>63 == 0 {
-		return s | uint32(u.mant>>40)
+	if u.mant>>63 == 0 || u.exp < -126 {
+		return s | uint32(denorm(u, -126)>>40)
 	}
 	return s | uint32(u.exp+127)<<23 | uint32(u.mant>>40)&(1<<23-1)
 }
@@ -761,8 +785,8 @@ func packF80(u ufp) F80 {
 	case clsQNaN, clsSNaN:
 		return F80{Mant: 1<<63 | u.mant>>1, SignExp: s | 0x7FFF}
 	}
-	if u.mant>>63 == 0 {
-		return F80{Mant: u.mant, SignExp: s}
+	if u.mant>>63 == 0 || u.exp < -16382 {
+		return F80{Mant: denorm(u, -16382), SignExp: s}
 	}
 	return F80{Mant: u.mant, SignExp: s | uint16(u.exp+16383)}
 }

@@ -114,6 +114,7 @@ func (r *Regs) x87Fmt() fpFormat {
 
 // x87Commit ORs the flags of env into FSW and sets C1 from its rounding.
 func (r *Regs) x87Commit(env *fpEnv) {
+	env.priority()
 	r.FSW = r.FSW&^swC1 | uint16(env.flags)
 	if env.up {
 		r.FSW |= swC1
@@ -150,25 +151,6 @@ func (r *Regs) x87BinaryU(op int, a, b ufp, env *fpEnv, f *fpFormat) F80 {
 	return packF80(z)
 }
 
-// f80FromF64 converts a double to extended (exact), flagging DE/IE.
-func (env *fpEnv) f80FromF64(x uint64) ufp {
-	u := env.unpackF64(x)
-	if u.cls == clsSNaN {
-		env.flags |= fpIE
-		u = u.quiet()
-	}
-	return u
-}
-
-// f80FromF32 converts a single to extended (exact).
-func (env *fpEnv) f80FromF32(x uint32) ufp {
-	u := env.unpackF32(x)
-	if u.cls == clsSNaN {
-		env.flags |= fpIE
-		u = u.quiet()
-	}
-	return u
-}
 
 // readX87Mem reads a real (4, 8, 10 bytes) or integer (2, 4, 8 bytes)
 // memory operand as an unpacked value.
@@ -192,10 +174,12 @@ func (c *CPU) readX87Mem(in *decode.X86, a *decode.X86Arg, isInt bool, env *fpEn
 	if isInt {
 		return env.fromInt(signExt(v[0], int(a.Size)), &fmtF80), sseOK
 	}
+	// An SNaN stays signalling here: the operation decides (FLD quiets
+	// it with IE; arithmetic prefers a QNaN operand over it).
 	if a.Size == 4 {
-		return env.f80FromF32(uint32(v[0])), sseOK
+		return env.unpackF32(uint32(v[0])), sseOK
 	}
-	return env.f80FromF64(v[0]), sseOK
+	return env.unpackF64(v[0]), sseOK
 }
 
 // execX87 executes one x87 instruction. Memory faults leave the state
@@ -233,6 +217,10 @@ func (c *CPU) execX87(in *decode.X86) sseResult {
 		u, res := c.readX87Mem(in, a0, in.Op == decode.X87Fild, &env)
 		if res != sseOK {
 			return res
+		}
+		if u.cls == clsSNaN {
+			env.flags |= fpIE
+			u = u.quiet()
 		}
 		r.x87Commit(&env)
 		r.x87Push(packF80(u))
@@ -707,7 +695,7 @@ func (r *Regs) x87Fscale() {
 		return
 	}
 	env := r.x87Env()
-	f := r.x87Fmt()
+	f := fmtF80 // precision control does not apply to FSCALE
 	a, b := env.unpackF80(r.st(0)), env.unpackF80(r.st(1))
 	var z ufp
 	switch {

@@ -301,7 +301,12 @@ func TestDiffQemu(t *testing.T) {
 	if testing.Short() {
 		perClass = 30
 	}
-	rng := rand.New(rand.NewSource(2024))
+	seed := int64(2024)
+	// UVM_DIFF_CASES=N[,SEED] runs N random encodings per class (longer runs).
+	if v := os.Getenv("UVM_DIFF_CASES"); v != "" {
+		fmt.Sscanf(strings.Replace(v, ",", " ", 1), "%d %d", &perClass, &seed)
+	}
+	rng := rand.New(rand.NewSource(seed))
 	cases := genDiffCases(rng, perClass)
 	dir := t.TempDir()
 	src := filepath.Join(dir, "diff.S")

@@ -446,7 +446,10 @@ block:
 					writeback(in, r, addr)
 				}
 			case decode.A64LDRV:
-				addr = ea(in, r, pc)
+				addr = r[in.Rn] + in.Imm
+				if in.Flags != 0 {
+					addr = ea(in, r, pc)
+				}
 				lo, hi, ok := c.loadV(addr, in.Size)
 				if !ok {
 					goto fault
@@ -454,13 +457,19 @@ block:
 				writeback(in, r, addr)
 				c.regs.V[in.Rd] = [2]uint64{lo, hi}
 			case decode.A64STRV:
-				addr = ea(in, r, pc)
+				addr = r[in.Rn] + in.Imm
+				if in.Flags != 0 {
+					addr = ea(in, r, pc)
+				}
 				if !c.storeV(addr, c.regs.V[in.Rd][0], c.regs.V[in.Rd][1], in.Size) {
 					goto fault
 				}
 				writeback(in, r, addr)
 			case decode.A64LDP:
-				addr = ea(in, r, pc)
+				addr = r[in.Rn] + in.Imm
+				if in.Flags != 0 {
+					addr = ea(in, r, pc)
+				}
 				var a, b uint64
 				if in.Size == 3 {
 					var ok bool
@@ -481,7 +490,10 @@ block:
 				r[in.Rd] = a
 				r[in.Ra] = b
 			case decode.A64LDPSW:
-				addr = ea(in, r, pc)
+				addr = r[in.Rn] + in.Imm
+				if in.Flags != 0 {
+					addr = ea(in, r, pc)
+				}
 				v, ok := c.tlb.Load64(addr)
 				if !ok {
 					goto fault
@@ -490,19 +502,28 @@ block:
 				r[in.Rd] = uint64(int64(int32(v)))
 				r[in.Ra] = uint64(int64(v) >> 32)
 			case decode.A64STP:
-				addr = ea(in, r, pc)
+				addr = r[in.Rn] + in.Imm
+				if in.Flags != 0 {
+					addr = ea(in, r, pc)
+				}
 				if !c.stp(addr, r[in.Rd], r[in.Ra], in.Size) {
 					goto fault
 				}
 				writeback(in, r, addr)
 			case decode.A64LDPV:
-				addr = ea(in, r, pc)
+				addr = r[in.Rn] + in.Imm
+				if in.Flags != 0 {
+					addr = ea(in, r, pc)
+				}
 				if !c.ldpV(in, addr) {
 					goto fault
 				}
 				writeback(in, r, addr)
 			case decode.A64STPV:
-				addr = ea(in, r, pc)
+				addr = r[in.Rn] + in.Imm
+				if in.Flags != 0 {
+					addr = ea(in, r, pc)
+				}
 				if !c.stpV(in, addr) {
 					goto fault
 				}

@@ -8,6 +8,7 @@ package arm64
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -279,46 +280,59 @@ func genSIMDCases(rng *rand.Rand, n int) []simdCase {
 				}
 			}
 		}
-		in := decode.DecodeA64(w)
-		c := simdCase{Insn: w}
-		for i := range c.V {
-			c.V[i] = [2]uint64{randLane(rng), randLane(rng)}
-		}
-		for i := range c.X {
-			switch rng.Intn(4) {
-			case 0:
-				c.X[i] = rng.Uint64()
-			case 1:
-				c.X[i] = uint64(rng.Intn(200) - 100)
-			case 2:
-				c.X[i] = f64Specials[rng.Intn(len(f64Specials))]
-			default:
-				c.X[i] = uint64(f32Specials[rng.Intn(len(f32Specials))])
-			}
-			if isMemOp(in.Op) {
-				c.X[i] = oracleScratch + uint64(rng.Intn(96))
-			}
-		}
-		rng.Read(c.Mem[:])
-		if rng.Intn(10) < 3 {
-			c.FPCR = uint64(rng.Intn(4)) << 22
-			if rng.Intn(2) == 0 {
-				c.FPCR |= 1 << 24 // FZ
-			}
-			if rng.Intn(2) == 0 {
-				c.FPCR |= 1 << 25 // DN
-			}
-		}
-		switch rng.Intn(3) {
-		case 1:
-			c.FPSR = 0x10 // IXC
-		case 2:
-			c.FPSR = uint64(rng.Intn(256)) & 0x9f
-		}
-		c.NZCV = uint64(rng.Intn(16)) << 28
-		cases = append(cases, c)
+		cases = append(cases, makeSIMDCase(w, rng.Int63()))
 	}
 	return cases
+}
+
+// makeSIMDCase builds the input state of a case deterministically from
+// the instruction word and a seed.
+func makeSIMDCase(w uint32, seed int64) simdCase {
+	rng := rand.New(rand.NewSource(seed))
+	in := decode.DecodeA64(w)
+	c := simdCase{Insn: w}
+	for i := range c.V {
+		c.V[i] = [2]uint64{randLane(rng), randLane(rng)}
+	}
+	for i := range c.X {
+		switch rng.Intn(4) {
+		case 0:
+			c.X[i] = rng.Uint64()
+		case 1:
+			c.X[i] = uint64(rng.Intn(200) - 100)
+		case 2:
+			c.X[i] = f64Specials[rng.Intn(len(f64Specials))]
+		default:
+			c.X[i] = uint64(f32Specials[rng.Intn(len(f32Specials))])
+		}
+		if isMemOp(in.Op) {
+			c.X[i] = oracleScratch + uint64(rng.Intn(96))
+		}
+	}
+	rng.Read(c.Mem[:])
+	if rng.Intn(10) < 3 {
+		c.FPCR = uint64(rng.Intn(4)) << 22
+		if rng.Intn(2) == 0 {
+			c.FPCR |= 1 << 24 // FZ
+		}
+		if rng.Intn(2) == 0 {
+			c.FPCR |= 1 << 25 // DN
+		}
+	}
+	switch rng.Intn(3) {
+	case 1:
+		c.FPSR = 0x10 // IXC
+	case 2:
+		c.FPSR = uint64(rng.Intn(256)) & 0x9f
+	}
+	c.NZCV = uint64(rng.Intn(16)) << 28
+	switch rng.Intn(8) {
+	case 0:
+		c.V[in.Rm] = c.V[in.Rn]
+	case 1:
+		c.V[in.Rm][0] = c.V[in.Rn][0]
+	}
+	return c
 }
 
 const oracleFPSRMask = 0x0800009f
@@ -412,4 +426,98 @@ func TestSIMDAgainstQEMU(t *testing.T) {
 			t.Fatal("too many mismatches")
 		}
 	}
+}
+
+// ---- golden file: qemu results replayed without qemu ----
+
+const simdGoldenFile = "testdata/simd_golden.txt"
+
+// goldenLine renders a case and the state after it as one line: the word,
+// the input seed, and every output field that differs from the input.
+func goldenLine(c *simdCase, seed int64, s *simdResultState) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%08x %d", c.Insn, seed)
+	for i := 0; i < 32; i++ {
+		if s.V[i] != c.V[i] {
+			fmt.Fprintf(&b, " v%d=%x:%x", i, s.V[i][1], s.V[i][0])
+		}
+	}
+	for i := 0; i < 16; i++ {
+		if s.X[i] != c.X[i] {
+			fmt.Fprintf(&b, " x%d=%x", i, s.X[i])
+		}
+	}
+	if s.FPSR&oracleFPSRMask != c.FPSR {
+		fmt.Fprintf(&b, " fpsr=%x", s.FPSR&oracleFPSRMask)
+	}
+	if s.NZCV>>28 != c.NZCV>>28 {
+		fmt.Fprintf(&b, " nzcv=%x", s.NZCV>>28)
+	}
+	if s.Mem != c.Mem {
+		fmt.Fprintf(&b, " mem=%x", sha256.Sum256(s.Mem[:]))
+	}
+	return b.String()
+}
+
+// TestSIMDGolden replays testdata/simd_golden.txt (qemu results for a few
+// random cases of every op). UVM_SIMD_GOLDEN=update regenerates it with
+// qemu.
+func TestSIMDGolden(t *testing.T) {
+	if os.Getenv("UVM_SIMD_GOLDEN") == "update" {
+		updateSIMDGolden(t)
+	}
+	f, err := os.ReadFile(simdGoldenFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(f)), "\n") {
+		var w uint32
+		var seed int64
+		if _, err := fmt.Sscanf(line, "%x %d", &w, &seed); err != nil {
+			t.Fatalf("bad line %q", line)
+		}
+		c := makeSIMDCase(w, seed)
+		got, e := runUVM(t, &c)
+		if e.Reason != vm.ExitBreakpoint {
+			t.Errorf("%08x %s: uvm exit %v (%s)", w, decode.DisasmA64(w, oracleCode), e.Reason, e.Why)
+			bad++
+		} else if g := goldenLine(&c, seed, &got); g != line {
+			t.Errorf("%08x %s: %s\n  want %s\n  got  %s", w, decode.DisasmA64(w, oracleCode), inputsOf(&c), line, g)
+			bad++
+		}
+		if bad >= 30 {
+			t.Fatal("too many mismatches")
+		}
+	}
+}
+
+func updateSIMDGolden(t *testing.T) {
+	qemu, err := exec.LookPath("qemu-aarch64")
+	if err != nil {
+		t.Fatal("updating the golden file needs qemu-aarch64")
+	}
+	rng := rand.New(rand.NewSource(42))
+	pool := simdWordPool(rng)
+	var cases []simdCase
+	var seeds []int64
+	for _, p := range pool {
+		for k := 0; k < 8 && k < len(p); k++ {
+			seed := rng.Int63()
+			cases = append(cases, makeSIMDCase(p[rng.Intn(len(p))], seed))
+			seeds = append(seeds, seed)
+		}
+	}
+	want, ok := runOracle(t, qemu, cases)
+	var b strings.Builder
+	for i := range cases {
+		if ok[i] {
+			b.WriteString(goldenLine(&cases[i], seeds[i], &want[i]))
+			b.WriteByte('\n')
+		}
+	}
+	if err := os.WriteFile(simdGoldenFile, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %d cases to %s", len(cases), simdGoldenFile)
 }

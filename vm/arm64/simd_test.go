@@ -108,3 +108,481 @@ func BenchmarkSIMDLoop(b *testing.B) {
 	simdRun(b, c)
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(simdLoop)), "ns/insn")
 }
+
+// Encodings used by the table tests (operands d0/x0 = result, d1/x1, d2,
+// d3 = inputs).
+const (
+	iFADD    = 0x1e622820 // fadd d0, d1, d2
+	iFSUB    = 0x1e623820 // fsub d0, d1, d2
+	iFMUL    = 0x1e620820 // fmul d0, d1, d2
+	iFDIV    = 0x1e621820 // fdiv d0, d1, d2
+	iFSQRT   = 0x1e61c020 // fsqrt d0, d1
+	iFMADD   = 0x1f420c20 // fmadd d0, d1, d2, d3
+	iFNMUL   = 0x1e628820 // fnmul d0, d1, d2
+	iFCVTZS  = 0x9e780020 // fcvtzs x0, d1
+	iFCVTZU  = 0x9e790020 // fcvtzu x0, d1
+	iFCVTNS  = 0x9e600020 // fcvtns x0, d1
+	iFCVTAS  = 0x9e640020 // fcvtas x0, d1
+	iFCVTMS  = 0x9e700020 // fcvtms x0, d1
+	iFCVTPS  = 0x9e680020 // fcvtps x0, d1
+	iFCVTZSW = 0x1e780020 // fcvtzs w0, d1
+	iSCVTF   = 0x9e620020 // scvtf d0, x1
+	iUCVTF   = 0x9e630020 // ucvtf d0, x1
+	iSCVTFS  = 0x9e220020 // scvtf s0, x1
+	iFCMP    = 0x1e622020 // fcmp d1, d2
+	iFCMPE   = 0x1e622030 // fcmpe d1, d2
+	iFCMP0   = 0x1e602028 // fcmp d1, #0.0
+	iFRINTX  = 0x1e674020 // frintx d0, d1
+	iFRINTA  = 0x1e664020 // frinta d0, d1
+	iFRINTN  = 0x1e644020 // frintn d0, d1
+	iFCVTDS  = 0x1e624020 // fcvt s0, d1
+	iFCVTSD  = 0x1e22c020 // fcvt d0, s1
+	iFMAX    = 0x1e624820 // fmax d0, d1, d2
+	iFMIN    = 0x1e625820 // fmin d0, d1, d2
+	iFMAXNM  = 0x1e626820 // fmaxnm d0, d1, d2
+	iFADDS   = 0x1e222820 // fadd s0, s1, s2
+	iFMADDS  = 0x1f020c20 // fmadd s0, s1, s2, s3
+	iFCVTZS4 = 0x9e58f020 // fcvtzs x0, d1, #4
+	iSCVTF4  = 0x9e42f020 // scvtf d0, x1, #4
+	iFMOVI   = 0x1e7e9000 // fmov d0, #-1.25
+	iFMOVXD  = 0x9e660020 // fmov x0, d1
+	iFMOVDX  = 0x9e670020 // fmov d0, x1
+	iFMOVXV1 = 0x9eae0020 // fmov x0, v1.d[1]
+	iFCCMP   = 0x1e620425 // fccmp d1, d2, #5, eq
+	iFCSEL   = 0x1e62bc20 // fcsel d0, d1, d2, lt
+)
+
+// FPCR values
+const (
+	rn  = 0
+	rp  = 1 << 22
+	rmi = 2 << 22
+	rz  = 3 << 22
+	fz  = 1 << 24
+	dn  = 1 << 25
+)
+
+// FPSR flags
+const (
+	ioc = 1 << 0
+	dzc = 1 << 1
+	ofc = 1 << 2
+	ufc = 1 << 3
+	ixc = 1 << 4
+	idc = 1 << 7
+)
+
+func f64(x float64) uint64 { return math.Float64bits(x) }
+func f32(x float32) uint64 { return uint64(math.Float32bits(x)) }
+
+const (
+	qnan     = 0x7ff8000000000000
+	snan     = 0x7ff0000000000001
+	inf      = 0x7ff0000000000000
+	ninf     = 0xfff0000000000000
+	negz     = 0x8000000000000000
+	minsub   = 0x0000000000000001
+	minnorm  = 0x0010000000000000
+	maxfloat = 0x7fefffffffffffff
+)
+
+type fpCase struct {
+	name       string
+	insn       uint32
+	fpcr       uint32
+	d1, d2, d3 uint64 // inputs (also x1 = d1)
+	want       uint64 // d0 (or x0 for conversions to integer, nzcv for compares)
+	flags      uint32 // FPSR after, starting from 0
+}
+
+var fpCases = []fpCase{
+	// rounding modes: 1 + 2^-60 and 1/3
+	{"add RN", iFADD, rn, f64(1), f64(0x1p-60), 0, f64(1), ixc},
+	{"add RP", iFADD, rp, f64(1), f64(0x1p-60), 0, f64(1) + 1, ixc},
+	{"add RM", iFADD, rmi, f64(1), f64(0x1p-60), 0, f64(1), ixc},
+	{"add RZ neg", iFADD, rz, f64(-1), f64(-0x1p-60), 0, f64(-1), ixc},
+	{"add RM neg", iFADD, rmi, f64(-1), f64(-0x1p-60), 0, f64(-1) + 1, ixc},
+	{"add exact", iFADD, rn, f64(1.5), f64(2.25), 0, f64(3.75), 0},
+	{"div RN", iFDIV, rn, f64(1), f64(3), 0, 0x3fd5555555555555, ixc},
+	{"div RP", iFDIV, rp, f64(1), f64(3), 0, 0x3fd5555555555556, ixc},
+	{"div RZ", iFDIV, rz, f64(1), f64(3), 0, 0x3fd5555555555555, ixc},
+	{"div RM neg", iFDIV, rmi, f64(-1), f64(3), 0, 0xbfd5555555555556, ixc},
+	// x - x is +0, except -0 when rounding towards -Inf
+	{"sub zero", iFSUB, rn, f64(5), f64(5), 0, 0, 0},
+	{"sub zero RM", iFSUB, rmi, f64(5), f64(5), 0, negz, 0},
+	// exceptions
+	{"div by zero", iFDIV, rn, f64(1), 0, 0, inf, dzc},
+	{"div -1/0", iFDIV, rn, f64(-1), 0, 0, ninf, dzc},
+	{"0/0", iFDIV, rn, 0, 0, 0, qnan, ioc},
+	{"inf-inf", iFSUB, rn, inf, inf, 0, qnan, ioc},
+	{"0*inf", iFMUL, rn, 0, inf, 0, qnan, ioc},
+	{"sqrt -1", iFSQRT, rn, f64(-1), 0, 0, qnan, ioc},
+	{"sqrt 2", iFSQRT, rn, f64(2), 0, 0, f64(math.Sqrt2), ixc},
+	{"sqrt 2 RM", iFSQRT, rmi, f64(2), 0, 0, f64(math.Sqrt2) - 1, ixc}, // Sqrt2 is above the true root
+	{"sqrt 4", iFSQRT, rn, f64(4), 0, 0, f64(2), 0},
+	{"sqrt -0", iFSQRT, rn, negz, 0, 0, negz, 0},
+	{"overflow", iFMUL, rn, maxfloat, f64(2), 0, inf, ofc | ixc},
+	{"overflow RZ", iFMUL, rz, maxfloat, f64(2), 0, maxfloat, ofc | ixc},
+	{"overflow RM", iFMUL, rmi, maxfloat, f64(2), 0, maxfloat, ofc | ixc},
+	{"overflow RM neg", iFMUL, rmi, maxfloat, f64(-2), 0, ninf, ofc | ixc},
+	{"underflow to 0", iFMUL, rn, f64(1e-200), f64(1e-200), 0, 0, ufc | ixc},
+	{"underflow RP", iFMUL, rp, f64(1e-200), f64(1e-200), 0, minsub, ufc | ixc},
+	{"exact subnormal", iFMUL, rn, minnorm, f64(0.5), 0, minnorm >> 1, 0},
+	{"inexact subnormal", iFMUL, rn, minnorm + 1, f64(0.5), 0, minnorm >> 1, ufc | ixc},
+	// tiny before rounding: rounds up to the smallest normal, still UFC
+	{"round up to min normal", iFMUL, rn, minnorm - 1, f64(1 + 0x1p-52), 0, minnorm, ufc | ixc},
+	// NaN propagation
+	{"qnan + 1", iFADD, rn, qnan | 5, f64(1), 0, qnan | 5, 0},
+	{"1 + snan", iFADD, rn, f64(1), snan, 0, qnan | 1, ioc},
+	{"qnan + snan", iFADD, rn, qnan | 7, snan, 0, qnan | 1, ioc},
+	{"snan DN", iFADD, dn, snan, f64(1), 0, qnan, ioc},
+	{"qnan DN", iFADD, dn, qnan | 9, f64(1), 0, qnan, 0},
+	{"neg nan fnmul", iFNMUL, rn, qnan | 3, f64(1), 0, (qnan | 3) ^ negz, 0},
+	// flush to zero
+	{"FZ input", iFADD, fz, minsub, f64(1), 0, f64(1), idc},
+	{"FZ output", iFMUL, fz, minnorm, f64(0.5), 0, 0, ufc},
+	{"FZ off subnormal", iFADD, rn, minsub, minsub, 0, 2, 0},
+	// fused multiply-add: (1+2^-30)(1-2^-30) - 1 = -2^-60 exactly
+	{"fmadd fused", iFMADD, rn, f64(1 + 0x1p-30), f64(1 - 0x1p-30), f64(-1), f64(-0x1p-60), 0},
+	{"fmadd inexact", iFMADD, rn, f64(0.1), f64(10), f64(-1), f64(5.551115123125783e-17), 0},
+	{"fmadd 0*inf+qnan", iFMADD, rn, 0, inf, qnan | 1, qnan, ioc},
+	{"fmadd inf-inf", iFMADD, rn, f64(1), inf, ninf, qnan, ioc},
+	// conversions to integer
+	{"fcvtzs 1e20", iFCVTZS, rn, f64(1e20), 0, 0, math.MaxInt64, ioc},
+	{"fcvtzs -1e20", iFCVTZS, rn, f64(-1e20), 0, 0, 1 << 63, ioc},
+	{"fcvtzs nan", iFCVTZS, rn, qnan, 0, 0, 0, ioc},
+	{"fcvtzs -1.5", iFCVTZS, rn, f64(-1.5), 0, 0, uint64(1<<64 - 1), ixc},
+	{"fcvtzs -2^63", iFCVTZS, rn, f64(-0x1p63), 0, 0, 1 << 63, 0},
+	{"fcvtzs w 3e9", iFCVTZSW, rn, f64(3e9), 0, 0, math.MaxInt32, ioc},
+	{"fcvtzs w -7.9", iFCVTZSW, rn, f64(-7.9), 0, 0, uint64(uint32(0xfffffff9)), ixc},
+	{"fcvtzu -1", iFCVTZU, rn, f64(-1), 0, 0, 0, ioc},
+	{"fcvtzu -0.5", iFCVTZU, rn, f64(-0.5), 0, 0, 0, ixc},
+	{"fcvtzu 2^64", iFCVTZU, rn, f64(0x1p64), 0, 0, math.MaxUint64, ioc},
+	{"fcvtzu 2^63", iFCVTZU, rn, f64(0x1p63), 0, 0, 1 << 63, 0},
+	{"fcvtns 2.5", iFCVTNS, rn, f64(2.5), 0, 0, 2, ixc},
+	{"fcvtns 3.5", iFCVTNS, rn, f64(3.5), 0, 0, 4, ixc},
+	{"fcvtas 2.5", iFCVTAS, rn, f64(2.5), 0, 0, 3, ixc},
+	{"fcvtas -2.5", iFCVTAS, rn, f64(-2.5), 0, 0, uint64(1<<64 - 3), ixc},
+	{"fcvtms -2.5", iFCVTMS, rn, f64(-2.5), 0, 0, uint64(1<<64 - 3), ixc},
+	{"fcvtps -2.5", iFCVTPS, rn, f64(-2.5), 0, 0, uint64(1<<64 - 2), ixc},
+	{"fcvtps 2.1", iFCVTPS, rn, f64(2.1), 0, 0, 3, ixc},
+	{"fcvtzs fixed", iFCVTZS4, rn, f64(1.5), 0, 0, 24, 0},
+	// conversions from integer
+	{"scvtf -3", iSCVTF, rn, uint64(1<<64 - 3), 0, 0, f64(-3), 0},
+	{"scvtf 2^53+1", iSCVTF, rn, 1<<53 + 1, 0, 0, f64(0x1p53), ixc},
+	{"scvtf 2^53+1 RP", iSCVTF, rp, 1<<53 + 1, 0, 0, f64(0x1p53) + 1, ixc},
+	{"ucvtf 2^64-1", iUCVTF, rn, math.MaxUint64, 0, 0, f64(0x1p64), ixc},
+	{"ucvtf 2^64-1 RZ", iUCVTF, rz, math.MaxUint64, 0, 0, f64(0x1p64) - 1, ixc},
+	{"scvtf s 2^24+1", iSCVTFS, rn, 1<<24 + 1, 0, 0, f32(0x1p24), ixc},
+	{"scvtf fixed", iSCVTF4, rn, 24, 0, 0, f64(1.5), 0},
+	// compares: nzcv
+	{"fcmp lt", iFCMP, rn, f64(1), f64(2), 0, 0b1000, 0},
+	{"fcmp eq", iFCMP, rn, f64(2), f64(2), 0, 0b0110, 0},
+	{"fcmp gt", iFCMP, rn, f64(3), f64(2), 0, 0b0010, 0},
+	{"fcmp -0 +0", iFCMP, rn, negz, 0, 0, 0b0110, 0},
+	{"fcmp qnan", iFCMP, rn, qnan, f64(2), 0, 0b0011, 0},
+	{"fcmp snan", iFCMP, rn, snan, f64(2), 0, 0b0011, ioc},
+	{"fcmpe qnan", iFCMPE, rn, f64(1), qnan, 0, 0b0011, ioc},
+	{"fcmp #0", iFCMP0, rn, f64(-5), 0, 0, 0b1000, 0},
+	{"fcmp FZ", iFCMP, fz, minsub, 0, 0, 0b0110, idc},
+	// round to integral
+	{"frintx 2.5", iFRINTX, rn, f64(2.5), 0, 0, f64(2), ixc},
+	{"frintx 2.5 RP", iFRINTX, rp, f64(2.5), 0, 0, f64(3), ixc},
+	{"frintx 2", iFRINTX, rn, f64(2), 0, 0, f64(2), 0},
+	{"frinta -2.5", iFRINTA, rn, f64(-2.5), 0, 0, f64(-3), 0},
+	{"frintn -0.5", iFRINTN, rn, f64(-0.5), 0, 0, negz, 0},
+	{"frintn snan", iFRINTN, rn, snan, 0, 0, qnan | 1, ioc},
+	// precision conversions
+	{"fcvt d->s 1e40", iFCVTDS, rn, f64(1e40), 0, 0, f32(float32(math.Inf(1))), ofc | ixc},
+	{"fcvt d->s 1e-50", iFCVTDS, rn, f64(1e-50), 0, 0, 0, ufc | ixc},
+	{"fcvt d->s 0.1", iFCVTDS, rn, f64(0.1), 0, 0, f32(0.1), ixc},
+	{"fcvt d->s nan payload", iFCVTDS, rn, 0xfff8000020000000, 0, 0, 0xffc00001, 0},
+	{"fcvt s->d snan", iFCVTSD, rn, 0x7f800001, 0, 0, 0x7ff8000020000000, ioc},
+	// max/min
+	{"fmax +0 -0", iFMAX, rn, 0, negz, 0, 0, 0},
+	{"fmin +0 -0", iFMIN, rn, 0, negz, 0, negz, 0},
+	{"fmax qnan", iFMAX, rn, qnan, f64(1), 0, qnan, 0},
+	{"fmaxnm qnan", iFMAXNM, rn, qnan, f64(1), 0, f64(1), 0},
+	{"fmaxnm snan", iFMAXNM, rn, snan, f64(1), 0, qnan | 1, ioc},
+	// single precision
+	{"fadd s", iFADDS, rn, f32(1), f32(0x1p-30), 0, f32(1), ixc},
+	{"fadd s RP", iFADDS, rp, f32(1), f32(0x1p-30), 0, f32(1) + 1, ixc},
+	{"fmadd s fused", iFMADDS, rn, f32(1 + 0x1p-12), f32(1 - 0x1p-12), f32(-1), f32(-0x1p-24), 0},
+	// moves
+	{"fmov imm", iFMOVI, rn, 0, 0, 0, f64(-1.25), 0},
+	{"fmov x<-d", iFMOVXD, rn, f64(3.5), 0, 0, f64(3.5), 0},
+	{"fmov d<-x", iFMOVDX, rn, f64(3.5), 0, 0, f64(3.5), 0},
+}
+
+// isIntResult reports whether an instruction's result is in x0.
+func isIntResult(insn uint32) bool {
+	switch insn {
+	case iFCVTZS, iFCVTZU, iFCVTNS, iFCVTAS, iFCVTMS, iFCVTPS, iFCVTZSW, iFCVTZS4, iFMOVXD:
+		return true
+	}
+	return false
+}
+
+func TestSIMDFloatTable(t *testing.T) {
+	for _, tc := range fpCases {
+		for _, ixcPreset := range []bool{false, true} {
+			c := simdCPU(t, tc.insn)
+			r := c.Regs()
+			r.FPCR = tc.fpcr
+			if ixcPreset {
+				r.FPSR = ixc // exercises the fast paths that skip the IXC check
+			}
+			r.V[1] = [2]uint64{tc.d1, 0xdead}
+			r.V[2] = [2]uint64{tc.d2, 0xdead}
+			r.V[3] = [2]uint64{tc.d3, 0xdead}
+			r.V[0] = [2]uint64{0x1111, 0x2222}
+			r.X[1] = tc.d1
+			simdRun(t, c)
+			var got uint64
+			switch {
+			case tc.insn == iFCMP || tc.insn == iFCMPE || tc.insn == iFCMP0:
+				got = r.NZCV >> 28
+			case isIntResult(tc.insn):
+				got = r.X[0]
+			default:
+				got = r.V[0][0]
+				if r.V[0][1] != 0 {
+					t.Errorf("%s: upper half of v0 not cleared: %x", tc.name, r.V[0][1])
+				}
+			}
+			wantFlags := tc.flags
+			if ixcPreset {
+				wantFlags |= ixc
+			}
+			if got != tc.want || r.FPSR != wantFlags {
+				t.Errorf("%s (fpsr preset %v): got %#x fpsr %#x, want %#x fpsr %#x", tc.name, ixcPreset, got, r.FPSR, tc.want, wantFlags)
+			}
+		}
+	}
+}
+
+func TestSIMDCondOps(t *testing.T) {
+	// fccmp d1, d2, #5, eq: condition false -> nzcv = 5; true -> compare
+	c := simdCPU(t, iFCCMP)
+	r := c.Regs()
+	r.V[1][0], r.V[2][0] = f64(1), f64(2)
+	r.NZCV = 0 // Z clear: eq false
+	simdRun(t, c)
+	if r.NZCV>>28 != 5 {
+		t.Errorf("fccmp (false) nzcv = %x", r.NZCV>>28)
+	}
+	c = simdCPU(t, iFCCMP)
+	r = c.Regs()
+	r.V[1][0], r.V[2][0] = f64(1), f64(2)
+	r.NZCV = 0b0100 << 28
+	simdRun(t, c)
+	if r.NZCV>>28 != 0b1000 {
+		t.Errorf("fccmp (true) nzcv = %x", r.NZCV>>28)
+	}
+	// fcsel d0, d1, d2, lt
+	c = simdCPU(t, iFCSEL)
+	r = c.Regs()
+	r.V[1][0], r.V[2][0] = 111, 222
+	r.NZCV = 0b1000 << 28 // N != V: lt
+	simdRun(t, c)
+	if r.V[0][0] != 111 {
+		t.Errorf("fcsel lt: %d", r.V[0][0])
+	}
+	// fmov x0, v1.d[1]
+	c = simdCPU(t, iFMOVXV1)
+	r = c.Regs()
+	r.V[1] = [2]uint64{1, 0x123456789}
+	simdRun(t, c)
+	if r.X[0] != 0x123456789 {
+		t.Errorf("fmov x0, v1.d[1] = %x", r.X[0])
+	}
+}
+
+// bytesVec builds a vector from 16 bytes (byte 0 = lowest).
+func bytesVec(b ...byte) [2]uint64 {
+	var v [2]uint64
+	for i, x := range b {
+		v[i/8] |= uint64(x) << (8 * (i % 8))
+	}
+	return v
+}
+
+func seqVec(start byte) [2]uint64 {
+	var b [16]byte
+	for i := range b {
+		b[i] = start + byte(i)
+	}
+	return bytesVec(b[:]...)
+}
+
+func TestSIMDStructureWrap(t *testing.T) {
+	// ld4 {v30.4s, v31.4s, v0.4s, v1.4s}, [sp], #64: de-interleaves 16
+	// words; the register list wraps from v31 to v0; SP is written back.
+	c := simdCPU(t, 0x4cdf0bfe)
+	r := c.Regs()
+	sp := uint64(0x600100)
+	r.SP = sp
+	var mem [64]byte
+	for i := 0; i < 16; i++ {
+		binary.LittleEndian.PutUint32(mem[4*i:], uint32(i))
+	}
+	if err := c.MM().Poke(mem[:], sp); err != nil {
+		t.Fatal(err)
+	}
+	simdRun(t, c)
+	for k, reg := range []int{30, 31, 0, 1} {
+		for e := 0; e < 4; e++ {
+			if got := elem(&r.V[reg], e, 2); got != uint64(4*e+k) {
+				t.Errorf("v%d.s[%d] = %d, want %d", reg, e, got, 4*e+k)
+			}
+		}
+	}
+	if r.SP != sp+64 {
+		t.Errorf("sp = %#x, want %#x", r.SP, sp+64)
+	}
+
+	// st4 of the same registers to x1 re-interleaves them.
+	c2 := simdCPU(t, 0x4c00083e)
+	c2.Regs().V = r.V
+	c2.Regs().X[1] = 0x600200
+	simdRun(t, c2)
+	var out [64]byte
+	if err := c2.MM().Peek(out[:], 0x600200); err != nil {
+		t.Fatal(err)
+	}
+	if out != mem {
+		t.Errorf("st4 wrote %x, want %x", out, mem)
+	}
+}
+
+func TestSIMDTableWrap(t *testing.T) {
+	// tbl v0.16b, {v30.16b, v31.16b, v0.16b}, v2.16b
+	c := simdCPU(t, 0x4e0243c0)
+	r := c.Regs()
+	r.V[30], r.V[31], r.V[0] = seqVec(0), seqVec(16), seqVec(32)
+	r.V[2] = bytesVec(0, 15, 16, 31, 32, 47, 48, 255, 5, 40, 1, 2, 3, 4, 17, 33)
+	simdRun(t, c)
+	want := bytesVec(0, 15, 16, 31, 32, 47, 0, 0, 5, 40, 1, 2, 3, 4, 17, 33)
+	if r.V[0] != want {
+		t.Errorf("tbl = %x, want %x", r.V[0], want)
+	}
+	// tbx v3.8b, {v4.16b}, v5.8b: out-of-range indices keep v3's bytes;
+	// the upper half of v3 is cleared (64-bit form).
+	c = simdCPU(t, 0x0e051083)
+	r = c.Regs()
+	r.V[3] = bytesVec(9, 9, 9, 9, 9, 9, 9, 9, 7, 7, 7, 7, 7, 7, 7, 7)
+	r.V[4] = seqVec(100)
+	r.V[5] = bytesVec(0, 16, 15, 200, 1, 2, 3, 4)
+	simdRun(t, c)
+	if want := bytesVec(100, 9, 115, 9, 101, 102, 103, 104); r.V[3] != want {
+		t.Errorf("tbx = %x, want %x", r.V[3], want)
+	}
+}
+
+func TestSIMDLoadStoreFaults(t *testing.T) {
+	// ld1 {v0.16b, v1.16b}, [x1] where the second register's bytes lie in
+	// an unmapped page: a fault, and v0/v1 unchanged.
+	c := simdCPU(t, 0x4c40a020)
+	r := c.Regs()
+	r.X[1] = 0x610000 - 16
+	r.V[0], r.V[1] = seqVec(1), seqVec(2)
+	e := c.Run(100)
+	if e.Reason != vm.ExitFault || e.PC != 0x400000 {
+		t.Fatalf("exit %v at %#x, want fault at 0x400000", e.Reason, e.PC)
+	}
+	if r.V[0] != seqVec(1) || r.V[1] != seqVec(2) {
+		t.Errorf("registers changed by a faulting load")
+	}
+	// st1 {v0.2d, v1.2d}, [x1], x2 crossing into the unmapped page: no
+	// byte written, no writeback.
+	c = simdCPU(t, 0x4c82ac20)
+	r = c.Regs()
+	r.X[1] = 0x610000 - 16
+	r.X[2] = 32
+	r.V[0], r.V[1] = seqVec(1), seqVec(2)
+	e = c.Run(100)
+	if e.Reason != vm.ExitFault {
+		t.Fatalf("exit %v, want fault", e.Reason)
+	}
+	var b [16]byte
+	if err := c.MM().Peek(b[:], 0x610000-16); err != nil {
+		t.Fatal(err)
+	}
+	if b != [16]byte{} || r.X[1] != 0x610000-16 {
+		t.Errorf("faulting store wrote %x, x1 = %#x", b, r.X[1])
+	}
+	// the same store in range: 32 bytes and writeback by x2
+	r.X[1] = 0x600000
+	r.PC = 0x400000
+	simdRun(t, c)
+	var out [32]byte
+	if err := c.MM().Peek(out[:], 0x600000); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 16; i++ {
+		if out[i] != byte(1+i) || out[16+i] != byte(2+i) {
+			t.Fatalf("st1 wrote %x", out)
+		}
+	}
+	if r.X[1] != 0x600020 {
+		t.Errorf("x1 = %#x after post-index", r.X[1])
+	}
+}
+
+// TestSIMDStringIdioms runs the vector idioms of glibc's strlen/memchr and
+// Go's IndexByte on hand-made data.
+func TestSIMDStringIdioms(t *testing.T) {
+	data := bytesVec('h', 'e', 'l', 'l', 'o', 0, 'x', 0, 1, 2, 3, 4, 5, 6, 7, 0)
+	c := simdCPU(t,
+		0x4e209801, // cmeq v1.16b, v0.16b, #0
+		0x0f0c8421, // shrn v1.8b, v1.8h, #4
+	)
+	r := c.Regs()
+	r.V[0] = data
+	simdRun(t, c)
+	// each input byte becomes one nibble of a 64-bit syndrome
+	if r.V[1][0] != 0xf0000000f0f00000 { // nibbles 5, 7 and 15
+		t.Errorf("cmeq+shrn syndrome = %#x", r.V[1][0])
+	}
+	if r.V[1][1] != 0 {
+		t.Errorf("shrn left upper half %#x", r.V[1][1])
+	}
+	c = simdCPU(t,
+		0x4e209801, // cmeq v1.16b, v0.16b, #0
+		0x6e21a421, // umaxp v1.16b, v1.16b, v1.16b
+		0x4e31b802, // addv b2, v0.16b (addv b1 with Rd=2)
+	)
+	r = c.Regs()
+	r.V[0] = data
+	simdRun(t, c)
+	if want := bytesVec(0, 0, 0xff, 0xff, 0, 0, 0, 0xff, 0, 0, 0xff, 0xff, 0, 0, 0, 0xff); r.V[1] != want {
+		t.Errorf("umaxp = %x, want %x", r.V[1], want)
+	}
+	var sum byte
+	for i := 0; i < 16; i++ {
+		sum += byte(elem(&data, i, 0))
+	}
+	if r.V[2] != [2]uint64{uint64(sum), 0} {
+		t.Errorf("addv = %x, want %x", r.V[2], sum)
+	}
+}
+
+func TestSIMDSaturation(t *testing.T) {
+	// uqxtn v1.8b, v0.8h
+	c := simdCPU(t, 0x2e214801)
+	r := c.Regs()
+	r.V[0] = [2]uint64{0x0100_00ff_0010_ffff, 0x0000_0001_7fff_0080}
+	simdRun(t, c)
+	if want := bytesVec(0xff, 0x10, 0xff, 0xff, 0x80, 0xff, 0x01, 0x00); r.V[1] != want || r.FPSR != fpsrQC {
+		t.Errorf("uqxtn = %x fpsr %#x, want %x with QC", r.V[1], r.FPSR, want)
+	}
+	// sqadd v1.4s, v0.4s, v2.4s
+	c = simdCPU(t, 0x4ea20c01)
+	r = c.Regs()
+	r.V[0] = [2]uint64{0x7fffffff_00000001, 0x80000000_fffffffe}
+	r.V[2] = [2]uint64{0x00000001_00000002, 0xffffffff_00000001}
+	simdRun(t, c)
+	if want := [2]uint64{0x7fffffff_00000003, 0x80000000_ffffffff}; r.V[1] != want || r.FPSR != fpsrQC {
+		t.Errorf("sqadd = %x fpsr %#x, want %x with QC", r.V[1], r.FPSR, want)
+	}
+}

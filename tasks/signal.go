@@ -1,0 +1,467 @@
+package tasks
+
+import (
+	"encoding/binary"
+	"errors"
+
+	"uvm/signals"
+	"uvm/vm"
+	"uvm/vm/amd64"
+	"uvm/vm/arm64"
+)
+
+// Signal delivery, after Linux's kernel/signal.c and the arch signal code:
+// the model (queues, actions, frames) is package signals; this file moves
+// state between it, the CPUs and guest memory.
+//
+// Locking: ThreadGroup.sighand.Siglock protects the actions, the group's
+// shared queue, every thread's own queue and blocked mask (when read by
+// other threads) and altstack. Task.flags is atomic.
+
+// vdsoBase is where uvm maps its one-page arm64 "[vdso]": only the signal
+// return trampoline (__kernel_rt_sigreturn), no ELF image and no
+// AT_SYSINFO_EHDR, so language runtimes make real syscalls for time.
+const vdsoBase = vm.StackTop
+
+// arm64Sigtramp is the trampoline's address: "nop; mov x8, #139; svc #0".
+const arm64Sigtramp = vdsoBase + 4
+
+func mapARM64VDSO(mm *vm.MM) error {
+	if err := mm.Map(vm.VMA{Start: vdsoBase, End: vdsoBase + vm.PageSize, Prot: vm.ProtRead | vm.ProtExec, Name: "[vdso]"}); err != nil {
+		return err
+	}
+	var code [12]byte
+	binary.LittleEndian.PutUint32(code[0:], 0xd503201f) // nop
+	binary.LittleEndian.PutUint32(code[4:], 0xd2801168) // mov x8, #139 (rt_sigreturn)
+	binary.LittleEndian.PutUint32(code[8:], 0xd4000001) // svc #0
+	return mm.Poke(code[:], vdsoBase)
+}
+
+// sigPending reports whether t has a deliverable signal (TIF_SIGPENDING).
+func (t *Task) sigPending() bool { return t.flags.Load()&signals.TIF_SIGPENDING != 0 }
+
+// recalc updates t's TIF_SIGPENDING. Called with Siglock held.
+func (t *Task) recalcLocked() {
+	signals.RecalcSigpending(&t.flags, &t.pending, &t.tg.shared, t.blocked)
+}
+
+// wakeForSignal makes a thread notice a newly pending signal: its CPU
+// leaves Run, and blocking waits re-evaluate their condition.
+func (t *Task) wakeForSignal() {
+	t.cpu.Interrupt()
+	t.tg.k.futexes.wakeTask(t)
+}
+
+// sendSignal queues info for thread target (process-directed when target
+// is nil) and wakes a thread that can take it, like Linux's
+// send_signal_locked + complete_signal.
+func (tg *ThreadGroup) sendSignal(info signals.SigInfo, target *Task) Errno {
+	sh := tg.sighand
+	sh.Siglock.Lock()
+	var q *signals.Pending
+	var blocked signals.SigSet
+	if target != nil {
+		q, blocked = &target.pending, target.blocked
+	} else {
+		q = &tg.shared
+		tg.mu.Lock()
+		if main := tg.tasks[tg.pid]; main != nil {
+			blocked = main.blocked
+		}
+		tg.mu.Unlock()
+	}
+	all := []*signals.Pending{&tg.shared}
+	tg.mu.Lock()
+	tasks := tg.sortedTasksLocked()
+	tg.mu.Unlock()
+	for _, o := range tasks {
+		all = append(all, &o.pending)
+	}
+	res := sh.Send(info, q, blocked, all)
+	var wake []*Task
+	if res == signals.SendQueued {
+		sig := signals.Signal(info.Signo)
+		if target != nil {
+			if !target.blocked.Has(sig) {
+				wake = append(wake, target)
+			}
+		} else {
+			// complete_signal: prefer the main thread, then any thread
+			// not blocking the signal.
+			for _, o := range tasks {
+				if !o.blocked.Has(sig) {
+					wake = append(wake, o)
+					break
+				}
+			}
+		}
+		for _, o := range wake {
+			o.recalcLocked()
+		}
+	}
+	sh.Siglock.Unlock()
+	if res == signals.SendQueueFull {
+		return EAGAIN
+	}
+	for _, o := range wake {
+		o.wakeForSignal()
+	}
+	if res == signals.SendQueued {
+		tg.k.event("%d signal %s queued from pid %d", tidOf(target, tg), signals.Signal(info.Signo), info.Pid)
+	}
+	return 0
+}
+
+func tidOf(t *Task, tg *ThreadGroup) int32 {
+	if t == nil {
+		return tg.pid
+	}
+	return t.tid
+}
+
+// sortedTasksLocked lists the group's live tasks by tid (main first).
+// Called with tg.mu held.
+func (tg *ThreadGroup) sortedTasksLocked() []*Task {
+	out := make([]*Task, 0, len(tg.tasks))
+	for _, t := range tg.tasks {
+		out = append(out, t)
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].tid < out[j-1].tid; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// forceSignal raises a synchronous signal on t (force_sig_info).
+func (t *Task) forceSignal(info signals.SigInfo) {
+	sh := t.tg.sighand
+	sh.Siglock.Lock()
+	sh.Force(info, &t.pending, &t.blocked, false)
+	t.recalcLocked()
+	sh.Siglock.Unlock()
+}
+
+// exitSignalInfo turns a synchronous exit of the interpreter into the
+// signal Linux would send, with the arch's fault context.
+func (t *Task) exitSignalInfo(ex vm.Exit) (signals.SigInfo, bool) {
+	switch ex.Reason {
+	case vm.ExitFault:
+		code := int32(signals.SEGV_MAPERR)
+		if ex.Fault.Mapped {
+			code = signals.SEGV_ACCERR
+		}
+		t.fault = ex
+		return signals.FaultInfo(signals.SIGSEGV, code, ex.Fault.Addr), true
+	case vm.ExitAlignment:
+		t.fault = ex
+		return signals.FaultInfo(signals.SIGBUS, signals.BUS_ADRALN, ex.Fault.Addr), true
+	case vm.ExitUndefined:
+		return signals.FaultInfo(signals.SIGILL, signals.ILL_ILLOPC, ex.PC), true
+	case vm.ExitBreakpoint:
+		if t.tg.arch == &amd64ABI {
+			// INT3 is a trap: the handler sees rip after it, si_code SI_KERNEL.
+			t.cpu.SetPC(ex.PC + 1)
+			return signals.KernelInfo(signals.SIGTRAP), true
+		}
+		return signals.FaultInfo(signals.SIGTRAP, signals.TRAP_BRKPT, ex.PC), true
+	case vm.ExitDivide:
+		return signals.FaultInfo(signals.SIGFPE, signals.FPE_INTDIV, ex.PC), true
+	case vm.ExitPrivileged:
+		return signals.KernelInfo(signals.SIGSEGV), true
+	}
+	return signals.SigInfo{}, false
+}
+
+// syscallResult is what a syscall exit left for signal handling: the
+// return value (possibly a restart code) and how to restart it.
+type syscallResult struct {
+	ret      int64
+	origArg0 uint64
+	nr       uint64
+}
+
+// handleSignals delivers pending signals on the way back to the guest
+// (Linux's exit_to_user_mode_loop → arch_do_signal_or_restart). sc is the
+// syscall exit being completed, or nil. It returns false when the thread
+// group is ending.
+func (t *Task) handleSignals(sc *syscallResult) bool {
+	tg := t.tg
+	sh := tg.sighand
+	for !t.killed.Load() {
+		if !t.sigPending() {
+			break
+		}
+		sh.Siglock.Lock()
+		info, act, disp := sh.GetSignal(&t.pending, &tg.shared, t.blocked)
+		t.recalcLocked()
+		sh.Siglock.Unlock()
+		sig := signals.Signal(info.Signo)
+		switch disp {
+		case signals.DispNone:
+			continue
+		case signals.DispStop:
+			// No job control in uvm: a stop signal's default action is
+			// reported and ignored (the group keeps running).
+			tg.k.event("%d signal %s stop (ignored: no job control)", t.tid, sig)
+			continue
+		case signals.DispTerminate, signals.DispCore:
+			if sc != nil {
+				t.finishSyscall(sc, false, signals.SigAction{})
+			}
+			t.dieOfSignal(sig, disp == signals.DispCore, info)
+			return false
+		}
+		// DispHandler
+		if sc != nil {
+			t.finishSyscall(sc, true, act)
+			sc = nil
+		}
+		mask := t.blocked
+		if t.savedBlocked != nil {
+			mask = *t.savedBlocked
+			t.savedBlocked = nil
+		}
+		if !t.setupFrame(sig, &info, act, mask) {
+			sh.Siglock.Lock()
+			sh.ForceSigsegv(sig, &t.pending, &t.blocked)
+			t.recalcLocked()
+			sh.Siglock.Unlock()
+			continue
+		}
+		sh.Siglock.Lock()
+		t.blocked = signals.BlockedForHandler(mask, sig, act)
+		t.alt.Disarm()
+		t.recalcLocked()
+		sh.Siglock.Unlock()
+		tg.k.event("%d signal %s handler=%#x", t.tid, sig, act.Handler)
+	}
+	if sc != nil {
+		t.finishSyscall(sc, false, signals.SigAction{})
+	}
+	if t.savedBlocked != nil {
+		// sigsuspend returned without running a handler: restore the mask.
+		sh.Siglock.Lock()
+		t.blocked = *t.savedBlocked
+		t.savedBlocked = nil
+		t.recalcLocked()
+		sh.Siglock.Unlock()
+	}
+	return !t.killed.Load()
+}
+
+// finishSyscall applies the restart rules to an interrupted syscall.
+func (t *Task) finishSyscall(sc *syscallResult, handler bool, act signals.SigAction) {
+	a := t.tg.arch
+	insn := uint64(4)
+	if a == &amd64ABI {
+		insn = 2
+	}
+	switch signals.SyscallRestart(sc.ret, handler, act) {
+	case signals.RestartEINTR:
+		t.cpu.SetReg(a.ret, errRet(EINTR))
+	case signals.RestartSyscall, signals.RestartRestartBlock:
+		// restart_syscall is approximated by re-issuing the original
+		// call (a nanosleep restarts with its full duration).
+		if a == &amd64ABI {
+			t.cpu.SetReg(a.nr, sc.nr)
+		} else {
+			t.cpu.SetReg(0, sc.origArg0)
+		}
+		t.cpu.SetPC(t.cpu.PC() - insn)
+	}
+}
+
+// dieOfSignal ends the thread group by a signal's default action.
+func (t *Task) dieOfSignal(sig signals.Signal, core bool, info signals.SigInfo) {
+	k := t.tg.k
+	if info.Code > 0 && sig.Mask()&signals.SynchronousMask != 0 && t.lastExit != nil {
+		ex := *t.lastExit
+		k.logf("%s: %s at pc 0x%x: %s (thread %d)", sig, exitWhy(ex), ex.PC, t.cpu.Disasm(ex.PC), t.tid)
+	}
+	k.event("%d signal %s fatal core=%v", t.tid, sig, core)
+	t.tg.exitGroup(ExitStatus{Signal: int(sig), Core: core})
+}
+
+// setupFrame builds the signal frame on the guest stack and points the
+// CPU at the handler. It reports false when the frame cannot be written.
+func (t *Task) setupFrame(sig signals.Signal, info *signals.SigInfo, act signals.SigAction, blocked signals.SigSet) bool {
+	mm := t.tg.mm
+	switch c := t.cpu.(type) {
+	case *arm64.CPU:
+		ctx := arm64Context(c)
+		if t.fault.Reason == vm.ExitFault && (sig == signals.SIGSEGV || sig == signals.SIGBUS) {
+			ctx.FaultAddress = t.fault.Fault.Addr
+			ctx.ESR = arm64ESR(t.fault)
+		}
+		f, err := signals.BuildARM64Frame(&ctx, info, blocked, act, t.alt)
+		if err != nil || mm.WriteAt(f.Bytes, f.Addr) != nil {
+			return false
+		}
+		ctx.EnterHandler(sig, act, f, arm64Sigtramp)
+		setARM64Context(c, &ctx)
+	case *amd64.CPU:
+		ctx := amd64Context(c)
+		if t.fault.Reason == vm.ExitFault && sig == signals.SIGSEGV {
+			ctx.Trapno = 14
+			ctx.CR2 = t.fault.Fault.Addr
+			ctx.Err = 4 // user
+			if t.fault.Fault.Access == vm.AccessWrite {
+				ctx.Err |= 2
+			}
+			if t.fault.Fault.Mapped {
+				ctx.Err |= 1
+			}
+		}
+		f, err := signals.BuildAMD64Frame(&ctx, info, blocked, act, t.alt)
+		if err != nil || mm.WriteAt(f.Bytes, f.Addr) != nil {
+			return false
+		}
+		ctx.EnterHandler(sig, act, f)
+		setAMD64Context(c, &ctx)
+	default:
+		return false
+	}
+	t.fault = vm.Exit{}
+	return true
+}
+
+// arm64ESR is the ESR_EL1 value Linux reports in esr_context for a data
+// abort from EL0: EC 0x24, IL, WnR for writes, and a level-3 translation
+// (unmapped) or permission fault status code.
+func arm64ESR(ex vm.Exit) uint64 {
+	esr := uint64(0x24)<<26 | 1<<25
+	if ex.Fault.Access == vm.AccessExec {
+		esr = uint64(0x20)<<26 | 1<<25
+	}
+	if ex.Fault.Access == vm.AccessWrite {
+		esr |= 1 << 6
+	}
+	if ex.Fault.Mapped {
+		esr |= 0x0f
+	} else {
+		esr |= 0x07
+	}
+	return esr
+}
+
+// sysRtSigreturn restores the context saved by setupFrame.
+func (t *Task) sysRtSigreturn() {
+	mm := t.tg.mm
+	bad := func() {
+		info := signals.KernelInfo(signals.SIGSEGV)
+		if t.tg.arch == &arm64ABI {
+			info = signals.FaultInfo(signals.SIGSEGV, signals.SEGV_MAPERR, t.cpu.SP())
+		}
+		t.forceSignal(info)
+	}
+	switch c := t.cpu.(type) {
+	case *arm64.CPU:
+		cur := arm64Context(c)
+		addr, size, err := signals.ARM64SigreturnFrame(cur.SP)
+		buf := make([]byte, size)
+		if err == nil && mm.ReadAt(buf, addr) != nil {
+			err = errors.New("unreadable frame")
+		}
+		if err != nil {
+			bad()
+			return
+		}
+		ctx, blocked, alt, perr := signals.ParseARM64Frame(buf, &cur)
+		setARM64Context(c, &ctx)
+		t.setBlocked(blocked)
+		t.alt.Set(alt, ctx.SP, signals.MINSIGSTKSZ_ARM64)
+		if perr != nil {
+			bad()
+		}
+	case *amd64.CPU:
+		cur := amd64Context(c)
+		addr, size := signals.AMD64SigreturnFrame(cur.GPR[signals.RSP])
+		buf := make([]byte, size)
+		if mm.ReadAt(buf, addr) != nil {
+			bad()
+			return
+		}
+		ctx, blocked, alt, fpstate, perr := signals.ParseAMD64Frame(buf, &cur)
+		if perr == nil && fpstate != 0 {
+			fx := make([]byte, 512)
+			if mm.ReadAt(fx, fpstate) != nil {
+				perr = signals.ErrBadFrame
+			} else {
+				perr = signals.RestoreAMD64FPState(&ctx, fpstate, fx)
+			}
+		}
+		setAMD64Context(c, &ctx)
+		t.setBlocked(blocked)
+		t.alt.Set(alt, ctx.GPR[signals.RSP], signals.MINSIGSTKSZ_AMD64)
+		if perr != nil {
+			bad()
+		}
+	}
+}
+
+func (t *Task) setBlocked(b signals.SigSet) {
+	sh := t.tg.sighand
+	sh.Siglock.Lock()
+	t.blocked = b &^ signals.UnblockableMask
+	t.recalcLocked()
+	sh.Siglock.Unlock()
+}
+
+// Context conversion between the CPUs' register files and the signal
+// frames' contexts.
+
+func arm64Context(c *arm64.CPU) signals.ARM64Context {
+	r := c.Regs()
+	return signals.ARM64Context{X: r.X, SP: r.SP, PC: r.PC, PState: r.NZCV & 0xf0000000, V: r.V, FPSR: r.FPSR, FPCR: r.FPCR}
+}
+
+func setARM64Context(c *arm64.CPU, ctx *signals.ARM64Context) {
+	r := c.Regs()
+	r.X, r.SP, r.PC, r.NZCV = ctx.X, ctx.SP, ctx.PC, ctx.PState&0xf0000000
+	r.V, r.FPSR, r.FPCR = ctx.V, ctx.FPSR, ctx.FPCR
+}
+
+func amd64Context(c *amd64.CPU) signals.AMD64Context {
+	r := c.Regs()
+	ctx := signals.AMD64Context{GPR: r.GPR, RIP: r.RIP, RFLAGS: r.RFLAGS, CS: 0x33, SS: 0x2b}
+	fx := &ctx.FXSave
+	le := binary.LittleEndian
+	le.PutUint16(fx[0:], r.FCW)
+	le.PutUint16(fx[2:], r.FSW)
+	fx[4] = r.FTW
+	le.PutUint32(fx[24:], r.MXCSR)
+	le.PutUint32(fx[28:], signals.MXCSRMask)
+	top := int(r.FSW>>11) & 7
+	for i := 0; i < 8; i++ {
+		st := r.ST[(top+i)&7]
+		le.PutUint64(fx[32+16*i:], st.Mant)
+		le.PutUint16(fx[32+16*i+8:], st.SignExp)
+	}
+	for i := 0; i < 16; i++ {
+		le.PutUint64(fx[160+16*i:], r.XMM[i][0])
+		le.PutUint64(fx[160+16*i+8:], r.XMM[i][1])
+	}
+	return ctx
+}
+
+func setAMD64Context(c *amd64.CPU, ctx *signals.AMD64Context) {
+	r := *c.Regs()
+	r.GPR, r.RIP, r.RFLAGS = ctx.GPR, ctx.RIP, ctx.RFLAGS
+	fx := &ctx.FXSave
+	le := binary.LittleEndian
+	r.FCW = le.Uint16(fx[0:])
+	r.FSW = le.Uint16(fx[2:])
+	r.FTW = fx[4]
+	r.MXCSR = le.Uint32(fx[24:])
+	top := int(r.FSW>>11) & 7
+	for i := 0; i < 8; i++ {
+		r.ST[(top+i)&7] = amd64.F80{Mant: le.Uint64(fx[32+16*i:]), SignExp: le.Uint16(fx[32+16*i+8:])}
+	}
+	for i := 0; i < 16; i++ {
+		r.XMM[i][0] = le.Uint64(fx[160+16*i:])
+		r.XMM[i][1] = le.Uint64(fx[160+16*i+8:])
+	}
+	c.SetRegs(&r)
+}
