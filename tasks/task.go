@@ -7,6 +7,7 @@ import (
 
 	"uvm/signals"
 	"uvm/vm"
+	"uvm/vm/arm64"
 )
 
 // arch is a guest architecture's syscall ABI.
@@ -117,6 +118,7 @@ type Task struct {
 
 func (tg *ThreadGroup) newTask(cpu vm.CPU, tid int32) *Task {
 	t := &Task{tg: tg, tid: tid, cpu: cpu, baton: make(chan struct{}, 1), alt: signals.DisabledStack}
+	t.setupClock()
 	tg.mu.Lock()
 	if tg.tasks == nil {
 		tg.tasks = map[int32]*Task{}
@@ -190,6 +192,20 @@ func (t *Task) run() {
 			}
 			t.lastExit = nil
 		}
+	}
+}
+
+// setupClock points the CPU's cycle counter (arm64 CNTVCT_EL0) at the
+// virtual clock in deterministic mode: the global virtual time plus this
+// thread's instructions not yet accounted.
+func (t *Task) setupClock() {
+	det := t.tg.k.det
+	c, ok := t.cpu.(*arm64.CPU)
+	if !ok || det == nil {
+		return
+	}
+	c.Counter = func() uint64 {
+		return uint64(det.now() + int64(c.Retired()-t.accounted)*det.nsPerInsn)
 	}
 }
 

@@ -127,27 +127,24 @@ func (t *TLB) writePage(addr uint64) *[PageSize]byte {
 }
 
 // Load8 reads one byte. ok is false on a fault (see t.Fault).
+//
+// The fast paths of Load*/Store* are small enough for the Go compiler to
+// inline into the interpreters; misses and page-crossing accesses go to
+// the out-of-line slow paths.
 func (t *TLB) Load8(addr uint64) (uint8, bool) {
 	e := &t.r[(addr>>PageShift)&tlbMask]
 	if e.tag == addr>>PageShift {
-		return e.data[addr&PageMask], true
+		return *(*uint8)(unsafe.Add(unsafe.Pointer(e.data), addr&PageMask)), true
 	}
-	return t.loadSlow8(addr)
-}
-
-func (t *TLB) loadSlow8(addr uint64) (uint8, bool) {
-	d := t.fill(addr, AccessRead)
-	if d == nil {
-		return 0, false
-	}
-	return d[addr&PageMask], true
+	v, ok := t.loadSlow(addr, 1)
+	return uint8(v), ok
 }
 
 // Load16 reads a little-endian 16-bit value.
 func (t *TLB) Load16(addr uint64) (uint16, bool) {
 	e := &t.r[(addr>>PageShift)&tlbMask]
 	if e.tag == addr>>PageShift && addr&PageMask <= PageSize-2 {
-		return binary.LittleEndian.Uint16(e.data[addr&PageMask:]), true
+		return le16(unsafe.Add(unsafe.Pointer(e.data), addr&PageMask)), true
 	}
 	v, ok := t.loadSlow(addr, 2)
 	return uint16(v), ok
@@ -157,7 +154,7 @@ func (t *TLB) Load16(addr uint64) (uint16, bool) {
 func (t *TLB) Load32(addr uint64) (uint32, bool) {
 	e := &t.r[(addr>>PageShift)&tlbMask]
 	if e.tag == addr>>PageShift && addr&PageMask <= PageSize-4 {
-		return binary.LittleEndian.Uint32(e.data[addr&PageMask:]), true
+		return le32(unsafe.Add(unsafe.Pointer(e.data), addr&PageMask)), true
 	}
 	v, ok := t.loadSlow(addr, 4)
 	return uint32(v), ok
@@ -167,12 +164,14 @@ func (t *TLB) Load32(addr uint64) (uint32, bool) {
 func (t *TLB) Load64(addr uint64) (uint64, bool) {
 	e := &t.r[(addr>>PageShift)&tlbMask]
 	if e.tag == addr>>PageShift && addr&PageMask <= PageSize-8 {
-		return binary.LittleEndian.Uint64(e.data[addr&PageMask:]), true
+		return le64(unsafe.Add(unsafe.Pointer(e.data), addr&PageMask)), true
 	}
 	return t.loadSlow(addr, 8)
 }
 
 // loadSlow handles TLB misses and page-crossing loads of n ≤ 8 bytes.
+//
+//go:noinline
 func (t *TLB) loadSlow(addr uint64, n int) (uint64, bool) {
 	var b [8]byte
 	for i := 0; i < n; {
@@ -190,7 +189,7 @@ func (t *TLB) loadSlow(addr uint64, n int) (uint64, bool) {
 func (t *TLB) Store8(addr uint64, v uint8) bool {
 	e := &t.w[(addr>>PageShift)&tlbMask]
 	if e.tag == addr>>PageShift {
-		e.data[addr&PageMask] = v
+		*(*uint8)(unsafe.Add(unsafe.Pointer(e.data), addr&PageMask)) = v
 		return true
 	}
 	return t.storeSlow(addr, uint64(v), 1)
@@ -200,7 +199,7 @@ func (t *TLB) Store8(addr uint64, v uint8) bool {
 func (t *TLB) Store16(addr uint64, v uint16) bool {
 	e := &t.w[(addr>>PageShift)&tlbMask]
 	if e.tag == addr>>PageShift && addr&PageMask <= PageSize-2 {
-		binary.LittleEndian.PutUint16(e.data[addr&PageMask:], v)
+		put16(unsafe.Add(unsafe.Pointer(e.data), addr&PageMask), v)
 		return true
 	}
 	return t.storeSlow(addr, uint64(v), 2)
@@ -210,7 +209,7 @@ func (t *TLB) Store16(addr uint64, v uint16) bool {
 func (t *TLB) Store32(addr uint64, v uint32) bool {
 	e := &t.w[(addr>>PageShift)&tlbMask]
 	if e.tag == addr>>PageShift && addr&PageMask <= PageSize-4 {
-		binary.LittleEndian.PutUint32(e.data[addr&PageMask:], v)
+		put32(unsafe.Add(unsafe.Pointer(e.data), addr&PageMask), v)
 		return true
 	}
 	return t.storeSlow(addr, uint64(v), 4)
@@ -220,7 +219,7 @@ func (t *TLB) Store32(addr uint64, v uint32) bool {
 func (t *TLB) Store64(addr uint64, v uint64) bool {
 	e := &t.w[(addr>>PageShift)&tlbMask]
 	if e.tag == addr>>PageShift && addr&PageMask <= PageSize-8 {
-		binary.LittleEndian.PutUint64(e.data[addr&PageMask:], v)
+		put64(unsafe.Add(unsafe.Pointer(e.data), addr&PageMask), v)
 		return true
 	}
 	return t.storeSlow(addr, v, 8)
@@ -228,6 +227,8 @@ func (t *TLB) Store64(addr uint64, v uint64) bool {
 
 // storeSlow handles misses and page-crossing stores. Both pages are
 // translated before any byte is written, so a faulting store has no effect.
+//
+//go:noinline
 func (t *TLB) storeSlow(addr, v uint64, n int) bool {
 	d0 := t.writePage(addr)
 	if d0 == nil {

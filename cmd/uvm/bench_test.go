@@ -22,7 +22,7 @@ func BenchmarkGuest(b *testing.B) {
 			args []string
 		}{
 			{"fib", []string{"30"}},
-			{"coremark", nil},
+			{"coremark", []string{"300"}},
 		} {
 			b.Run(arch+"/"+c.name, func(b *testing.B) {
 				bin, _ := filepath.Abs(filepath.Join("../../testdata/bin", arch, c.name))

@@ -101,11 +101,21 @@ func readOpt(name string) ([]byte, bool) {
 	return b, err == nil
 }
 
-// runGuest runs a program under uvm in deterministic conditions.
+// runGuest runs a program under uvm with a clean environment, in
+// deterministic mode (the project's default for tests: repeatable, and
+// safe under -race since one goroutine runs guest code at a time) unless
+// parallelMode is set.
 func runGuest(t *testing.T, bin string, args []string, env []string, stdin []byte, dir string) (stdout, stderr string, code int) {
+	return runGuestMode(t, false, bin, args, env, stdin, dir)
+}
+
+func runGuestMode(t *testing.T, parallelMode bool, bin string, args []string, env []string, stdin []byte, dir string) (stdout, stderr string, code int) {
 	t.Helper()
 	var o, e bytes.Buffer
 	argv := []string{"run", "--clean-env"}
+	if !parallelMode {
+		argv = append(argv, "--det")
+	}
 	for _, kv := range env {
 		argv = append(argv, "-E", kv)
 	}
@@ -122,7 +132,17 @@ func runGuest(t *testing.T, bin string, args []string, env []string, stdin []byt
 	return o.String(), e.String(), code
 }
 
+// TestGuests runs the corpus in deterministic mode, and again in parallel
+// mode (one goroutine per guest thread) unless -short.
 func TestGuests(t *testing.T) {
+	t.Run("det", func(t *testing.T) { testGuests(t, false) })
+	if testing.Short() || raceEnabled {
+		return // parallel mode races on guest memory by design (see ARCHITECTURE.md)
+	}
+	t.Run("parallel", func(t *testing.T) { testGuests(t, true) })
+}
+
+func testGuests(t *testing.T, parallelMode bool) {
 	entries := readManifest(t)
 	for _, arch := range guestArches {
 		t.Run(arch, func(t *testing.T) {
@@ -158,7 +178,7 @@ func TestGuests(t *testing.T) {
 						}
 						args[i] = a
 					}
-					out, errOut, code := runGuest(t, bin, args, env, stdin, "")
+					out, errOut, code := runGuestMode(t, parallelMode, bin, args, env, stdin, "")
 					if out != string(want) {
 						t.Errorf("stdout differs\n--- got\n%s\n--- want\n%s\n--- stderr\n%s", out, want, errOut)
 					}

@@ -521,3 +521,49 @@ func updateSIMDGolden(t *testing.T) {
 	}
 	t.Logf("wrote %d cases to %s", len(cases), simdGoldenFile)
 }
+
+// TestSIMDNoAllocs executes every non-memory op of the golden file again
+// and requires zero heap allocations.
+func TestSIMDNoAllocs(t *testing.T) {
+	f, err := os.ReadFile(simdGoldenFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[decode.A64Op]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(f)), "\n") {
+		var w uint32
+		var seed int64
+		fmt.Sscanf(line, "%x %d", &w, &seed)
+		op := decode.DecodeA64(w).Op
+		if seen[op] || isMemOp(op) {
+			continue
+		}
+		seen[op] = true
+		c := makeSIMDCase(w, seed)
+		_, _ = runUVM(t, &c)
+		mm := vm.NewMM()
+		if err := mm.Map(vm.VMA{Start: oracleCode, End: oracleCode + vm.PageSize, Prot: vm.ProtRead | vm.ProtExec}); err != nil {
+			t.Fatal(err)
+		}
+		var code [8]byte
+		binary.LittleEndian.PutUint32(code[0:], w)
+		binary.LittleEndian.PutUint32(code[4:], 0xd4200000)
+		if err := mm.Poke(code[:], oracleCode); err != nil {
+			t.Fatal(err)
+		}
+		cpu := NewCPU(mm)
+		r := cpu.Regs()
+		run := func() {
+			r.V = c.V
+			copy(r.X[:], c.X[:])
+			r.FPCR, r.FPSR, r.NZCV, r.PC = uint32(c.FPCR), uint32(c.FPSR), c.NZCV, oracleCode
+			if e := cpu.Run(100); e.Reason != vm.ExitBreakpoint {
+				t.Fatalf("%08x: exit %v", w, e.Reason)
+			}
+		}
+		run()
+		if a := testing.AllocsPerRun(3, run); a != 0 {
+			t.Errorf("%08x %s: %v allocations", w, decode.DisasmA64(w, oracleCode), a)
+		}
+	}
+}
