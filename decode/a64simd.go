@@ -825,13 +825,9 @@ func decodeVec(raw uint32, in *A64, scalar bool) bool {
 				return decodeScalarThreeDiff(raw, in)
 			}
 			op := threeDiff[u][bf(raw, 12, 4)]
-			if op == 0 || size == 3 {
-				if op == A64VPMULL && size == 3 {
-					return false // PMULL 1Q needs FEAT_PMULL
-				}
-				return false
-			}
-			if op == A64VPMULL && size != 0 {
+			// size 3 is reserved, except PMULL 1Q (FEAT_PMULL, not
+			// implemented); PMULL otherwise only has byte elements.
+			if op == 0 || size == 3 || op == A64VPMULL && size != 0 {
 				return false
 			}
 			if (op == A64VSQDMULL || op == A64VSQDMLAL || op == A64VSQDMLSL) && size == 0 {

@@ -199,9 +199,79 @@ const (
 	X86Clflush // Args[0] memory: no architectural effect besides access check
 	X86Movbe   // Args: dst, src (one is memory)
 
+	// Specialised forms of the hottest instructions. The wrapper picks one
+	// when the operands fit (Width 4 or 8, general registers without
+	// high-byte forms, no LOCK); everything else uses the generic op above.
+	// Base() maps a specialised op back to its generic op.
+	X86MovRR  // mov reg, reg
+	X86MovRI  // mov reg, imm
+	X86MovLd  // mov reg, [mem]
+	X86MovSt  // mov [mem], reg
+	X86MovStI // mov [mem], imm
+	X86AddRR  // add reg, reg
+	X86AddRI  // add reg, imm
+	X86SubRR
+	X86SubRI
+	X86CmpRR
+	X86CmpRI
+	X86AndRR
+	X86AndRI
+	X86OrRR
+	X86OrRI
+	X86XorRR
+	X86XorRI
+	X86TestRR
+	X86TestRI
+	X86AluRM // Aux (an ALU op X86Add..X86Test except ADC/SBB) reg, [mem]
+	X86CmpMR // cmp [mem], reg   (Aux = X86Cmp or X86Test)
+	X86CmpMI // cmp [mem], imm   (Aux = X86Cmp or X86Test)
+	// X86Jo … X86Jg are Jcc with the condition in the op (X86Jo + Cond).
+	X86Jo
+	X86Jno
+	X86Jb
+	X86Jae
+	X86Je
+	X86Jne
+	X86Jbe
+	X86Ja
+	X86Js
+	X86Jns
+	X86Jp
+	X86Jnp
+	X86Jl
+	X86Jge
+	X86Jle
+	X86Jg
+
 	// X86IntOpCount is one past the last integer op.
 	X86IntOpCount
 )
+
+// Base returns the generic op of a specialised form (X86AddRR → X86Add,
+// X86Je → X86Jcc, X86MovLd → X86Mov …) and any other op unchanged.
+func (op X86Op) Base() X86Op {
+	switch {
+	case op >= X86MovRR && op <= X86MovStI:
+		return X86Mov
+	case op >= X86AddRR && op <= X86TestRI:
+		return [...]X86Op{X86Add, X86Sub, X86Cmp, X86And, X86Or, X86Xor, X86Test}[(op-X86AddRR)/2]
+	case op == X86CmpMR || op == X86CmpMI || op == X86AluRM:
+		return X86Undefined // depends on Aux; use (*X86).BaseOp
+	case op >= X86Jo && op <= X86Jg:
+		return X86Jcc
+	}
+	return op
+}
+
+// BaseOp is Base for a record (it resolves the forms that keep their
+// generic op in Aux).
+func (in *X86) BaseOp() X86Op {
+	switch in.Op {
+	case X86CmpMR, X86CmpMI, X86AluRM:
+		return X86Op(in.Aux)
+	}
+	return in.Op.Base()
+}
 
 // Condition codes (X86.Cond), as in the low nibble of Jcc/SETcc/CMOVcc.
 const (
@@ -243,8 +313,17 @@ var x86OpNames = [...]string{
 	X86MovSeg: "mov-sreg", X86Clflush: "clflush", X86Movbe: "movbe",
 }
 
-// String names the op (for tests and messages).
+// String names the op (for tests and messages); specialised forms print
+// as their generic op.
 func (op X86Op) String() string {
+	switch {
+	case op >= X86MovRR && op <= X86TestRI, op >= X86Jo && op <= X86Jg:
+		op = op.Base()
+	case op == X86AluRM:
+		return "alu-rm"
+	case op == X86CmpMR || op == X86CmpMI:
+		return "cmp-m"
+	}
 	if int(op) < len(x86OpNames) && x86OpNames[op] != "" {
 		return x86OpNames[op]
 	}

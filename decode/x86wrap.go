@@ -145,12 +145,24 @@ func decodeX86Inst(mem []byte) (inst x86asm.Inst, special string, err error) {
 // x86Truncated reports whether mem is a proper prefix of a longer valid
 // instruction: decoding it padded with filler bytes gives an instruction
 // longer than mem.
+//
+// The first filler byte is tried with every ModRM.reg value (register
+// and memory forms), since in opcode groups (0F 71..73, 0F BA, D8..DF, F6/F7
+// …) the reg field decides whether the instruction exists at all.
 func x86Truncated(mem []byte) bool {
-	for _, fill := range [...]byte{0x00, 0xC0} {
+	for f := 0; f < 18; f++ {
 		var buf [maxX86Len]byte
-		for i := range buf {
-			buf[i] = fill
+		first := byte(f&7) << 3 // mod=00 (memory), reg = f&7
+		if f >= 8 {
+			first |= 0xC0 // mod=11 (register)
 		}
+		if f >= 16 {
+			first = [...]byte{0x04, 0x44}[f-16] // SIB and disp8 forms
+		}
+		for i := range buf {
+			buf[i] = 0
+		}
+		buf[len(mem)] = first
 		copy(buf[:], mem)
 		if n, _, trunc := rawNop(buf[:]); !trunc && n > len(mem) {
 			return true
@@ -577,6 +589,7 @@ func translateX86(inst *x86asm.Inst, pc uint64, out *X86) error {
 			out.Op = X86Undefined
 			return ErrUndefined
 		}
+		specializeX86(out)
 		return nil
 	}
 	if convOK && !lock && translateX86SSE(inst, pc, out) {
@@ -905,4 +918,51 @@ func translateX86Int(inst *x86asm.Inst, out *X86, rep uint8, convOK bool) (X86Op
 		return X86Cmpxchg16b, true
 	}
 	return 0, false
+}
+
+// specializeX86 replaces a generic op by its specialised form when the
+// operands fit (see the X86MovRR … X86Jg constants).
+func specializeX86(in *X86) {
+	if in.Op == X86Jcc {
+		in.Op = X86Jo + X86Op(in.Cond)
+		return
+	}
+	if in.Lock || (in.Width != 4 && in.Width != 8) || in.NArgs != 2 {
+		return
+	}
+	d, s := &in.Args[0], &in.Args[1]
+	dReg := d.Kind == ArgReg && d.Size == in.Width
+	sReg := s.Kind == ArgReg && s.Size == in.Width
+	switch in.Op {
+	case X86Mov:
+		switch {
+		case dReg && sReg:
+			in.Op = X86MovRR
+		case dReg && s.Kind == ArgImm:
+			in.Op = X86MovRI
+		case dReg && s.Kind == ArgMem && s.Size == in.Width:
+			in.Op = X86MovLd
+		case d.Kind == ArgMem && d.Size == in.Width && sReg:
+			in.Op = X86MovSt
+		case d.Kind == ArgMem && d.Size == in.Width && s.Kind == ArgImm:
+			in.Op = X86MovStI
+		}
+	case X86Add, X86Sub, X86Cmp, X86And, X86Or, X86Xor, X86Test:
+		k := map[X86Op]X86Op{X86Add: 0, X86Sub: 1, X86Cmp: 2, X86And: 3, X86Or: 4, X86Xor: 5, X86Test: 6}[in.Op]
+		switch {
+		case dReg && sReg:
+			in.Op = X86AddRR + 2*k
+		case dReg && s.Kind == ArgImm:
+			in.Op = X86AddRI + 2*k
+		case dReg && s.Kind == ArgMem && s.Size == in.Width:
+			in.Aux = uint32(in.Op)
+			in.Op = X86AluRM
+		case (in.Op == X86Cmp || in.Op == X86Test) && d.Kind == ArgMem && d.Size == in.Width && sReg:
+			in.Aux = uint32(in.Op)
+			in.Op = X86CmpMR
+		case (in.Op == X86Cmp || in.Op == X86Test) && d.Kind == ArgMem && d.Size == in.Width && s.Kind == ArgImm:
+			in.Aux = uint32(in.Op)
+			in.Op = X86CmpMI
+		}
+	}
 }

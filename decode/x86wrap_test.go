@@ -161,6 +161,7 @@ func TestX86TruncatedPrefixes(t *testing.T) {
 	for _, h := range []string{
 		"48b8efcdab8967452301", "64488b042528000000", "f30f1efa", "660f1f440000",
 		"0f8f00010000", "c744240800000000", "f0480fc10a", "c4e17877", "4a8b44c8f8",
+		"660f73fa0a", "0fbae005", "f6c105", "d9e8",
 	} {
 		b, _ := hex.DecodeString(h)
 		full, err := DecodeX86(b, 0x1000)

@@ -135,21 +135,30 @@ func (p *X86Page) Decode(mm *vm.MM, pc uint64) (*decode.X86, *vm.Fault, DecodeRe
 	n := copy(buf[:15], p.page.Data[off:])
 	var rec decode.X86
 	err := decode.DecodeX86Into(buf[:n], pc, &rec)
-	if err == decode.ErrTruncated && n < 15 {
-		// The instruction runs into the next page.
+	if (err == decode.ErrTruncated || err == decode.ErrUndefined) && n < 15 {
+		// The instruction may run into the next page. (An "undefined"
+		// result can also come from missing bytes that the decoder
+		// could not recognise as truncation, so retry those too.)
 		nextAddr := (pc | vm.PageMask) + 1
 		np, f := mm.CodePage(nextAddr)
 		if f != nil {
-			return nil, f, DecodeFault
+			if err == decode.ErrTruncated {
+				return nil, f, DecodeFault
+			}
+		} else {
+			nv := np.CodeVersion.Load()
+			m := copy(buf[n:15], np.Data[:])
+			var rec2 decode.X86
+			err2 := decode.DecodeX86Into(buf[:n+m], pc, &rec2)
+			if err == decode.ErrTruncated || (err2 != decode.ErrTruncated && int(rec2.Len) > n) {
+				if old := p.next.Load(); old != nil && (old != np || p.nextVer.Load() != nv) {
+					return nil, nil, DecodeStale
+				}
+				p.nextVer.Store(nv)
+				p.next.Store(np)
+				rec, err = rec2, err2
+			}
 		}
-		nv := np.CodeVersion.Load()
-		if old := p.next.Load(); old != nil && (old != np || p.nextVer.Load() != nv) {
-			return nil, nil, DecodeStale
-		}
-		p.nextVer.Store(nv)
-		p.next.Store(np)
-		m := copy(buf[n:15], np.Data[:])
-		err = decode.DecodeX86Into(buf[:n+m], pc, &rec)
 	}
 	if err != nil && err != decode.ErrUndefined {
 		// Still truncated with 15 bytes cannot happen; treat as undefined.

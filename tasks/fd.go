@@ -5,6 +5,7 @@ import (
 	"os"
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // fileKind says what backs an open file description.
@@ -16,6 +17,7 @@ const (
 	kindWriter                  // a host io.Writer (guest stdout/stderr)
 	kindEventfd                 // an eventfd (event)
 	kindEpoll                   // an epoll instance (epoll)
+	kindPipe                    // one end of an in-kernel pipe (pipe, pipeWrite)
 )
 
 // openFile is an open file description (Linux's struct file), shared by
@@ -29,11 +31,15 @@ type openFile struct {
 	flags int    // O_ACCMODE | O_APPEND | O_NONBLOCK …
 	event *eventFD
 	epoll *epollInstance
+	pipe  *pipe
+	// pipeWrite says which end of pipe this is.
+	pipeWrite bool
 	// mu protects dirents and direntPos (getdents64 state).
 	mu        sync.Mutex
 	dirents   []dirent
 	direntPos int
-	refs      int32 // protected by fdTable.mu
+	// refs counts descriptors (in all fd tables) that refer to the file.
+	refs atomic.Int32
 }
 
 type dirent struct {
@@ -76,7 +82,7 @@ func writerFile(w io.Writer, name string) *openFile {
 
 func (t *fdTable) install(fd int32, f *openFile, cloexec bool) {
 	t.fds[fd] = fdEntry{f: f, cloexec: cloexec}
-	f.refs++
+	f.refs.Add(1)
 }
 
 // get returns the file for fd.
@@ -142,12 +148,40 @@ func (t *fdTable) close(fd int32) Errno {
 }
 
 func (t *fdTable) release(f *openFile) {
-	t.mu.Lock()
-	f.refs--
-	last := f.refs == 0
-	t.mu.Unlock()
-	if last && f.kind == kindHost && f.host != nil && f.host.Fd() > 2 {
+	if f.refs.Add(-1) != 0 {
+		return
+	}
+	switch {
+	case f.kind == kindPipe:
+		f.pipe.closeEnd(f.pipeWrite)
+	case f.kind == kindHost && f.host != nil && f.host.Fd() > 2:
 		f.host.Close()
+	}
+}
+
+// fork copies the table for a child process (the files are shared).
+func (t *fdTable) fork() *fdTable {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c := &fdTable{fds: make(map[int32]fdEntry, len(t.fds)), k: t.k}
+	for fd, e := range t.fds {
+		c.install(fd, e.f, e.cloexec)
+	}
+	return c
+}
+
+// closeOnExec closes the descriptors marked FD_CLOEXEC (execve).
+func (t *fdTable) closeOnExec() {
+	t.mu.Lock()
+	var fds []int32
+	for fd, e := range t.fds {
+		if e.cloexec {
+			fds = append(fds, fd)
+		}
+	}
+	t.mu.Unlock()
+	for _, fd := range fds {
+		t.close(fd)
 	}
 }
 

@@ -105,6 +105,9 @@ type Kernel struct {
 	groups []*ThreadGroup
 	// trace is the event tracer (protected by mu).
 	trace tracer
+	// procMu protects the process tree: procs and every ThreadGroup.proc.
+	procMu sync.Mutex
+	procs  map[int32]*ThreadGroup
 }
 
 // NewKernel returns a kernel with the given options.
@@ -244,6 +247,8 @@ func (k *Kernel) Start(path string, argv []string) (*ThreadGroup, error) {
 		sighand: &signals.Sighand{}}
 	tg.pid = k.allocPID()
 	tg.fds = newFDTable(k)
+	tg.proc.pgid, tg.proc.sid = tg.pid, tg.pid
+	k.registerProc(tg)
 	t := tg.newTask(cpu, tg.pid)
 	tg.live.Add(1)
 	k.mu.Lock()

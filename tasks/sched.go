@@ -40,6 +40,36 @@ type detSched struct {
 	nsPerInsn int64
 	switches  uint64
 	deadlock  func()
+	// timers are virtual-time events (ITIMER_REAL), fired in deadline
+	// order when the clock passes them.
+	timers []detTimer
+}
+
+type detTimer struct {
+	deadline int64
+	seq      uint64
+	fire     func()
+}
+
+// addTimer schedules fire at virtual time deadline.
+func (s *detSched) addTimer(deadline int64, fire func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.timers = append(s.timers, detTimer{deadline: deadline, seq: uint64(len(s.timers)), fire: fire})
+	sort.SliceStable(s.timers, func(i, j int) bool { return s.timers[i].deadline < s.timers[j].deadline })
+}
+
+// fireTimersLocked runs the timers that are due. The callbacks send
+// signals (they take signal and group locks, never s.mu), so s.mu is
+// released around them.
+func (s *detSched) fireTimersLocked() {
+	for len(s.timers) > 0 && s.timers[0].deadline <= s.vclock {
+		tm := s.timers[0]
+		s.timers = s.timers[1:]
+		s.mu.Unlock()
+		tm.fire()
+		s.mu.Lock()
+	}
 }
 
 // detWait is a blocked task's condition.
@@ -158,6 +188,7 @@ func (s *detSched) switchLocked(t *Task) {
 // next task (nil: nothing can ever run again).
 func (s *detSched) pickLocked() *Task {
 	for {
+		s.fireTimersLocked()
 		s.wakeReadyLocked()
 		if len(s.runq) > 0 {
 			next := s.runq[0]
@@ -172,6 +203,9 @@ func (s *detSched) pickLocked() *Task {
 			if d := b.detWait.deadline; d >= 0 && (earliest < 0 || d < earliest) {
 				earliest = d
 			}
+		}
+		if len(s.timers) > 0 && (earliest < 0 || s.timers[0].deadline < earliest) {
+			earliest = s.timers[0].deadline
 		}
 		if earliest < 0 {
 			// Every thread waits for something no thread can do.

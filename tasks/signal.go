@@ -276,7 +276,12 @@ func (t *Task) finishSyscall(sc *syscallResult, handler bool, act signals.SigAct
 // dieOfSignal ends the thread group by a signal's default action.
 func (t *Task) dieOfSignal(sig signals.Signal, core bool, info signals.SigInfo) {
 	k := t.tg.k
-	if info.Code > 0 && sig.Mask()&signals.SynchronousMask != 0 && t.lastExit != nil {
+	// The one-line report is for the program uvm runs; its children die
+	// silently, as on Linux (their parent sees the wait status).
+	k.mu.Lock()
+	first := len(k.groups) > 0 && k.groups[0] == t.tg
+	k.mu.Unlock()
+	if first && info.Code > 0 && sig.Mask()&signals.SynchronousMask != 0 && t.lastExit != nil {
 		ex := *t.lastExit
 		k.logf("%s: %s at pc 0x%x: %s (thread %d)", sig, exitWhy(ex), ex.PC, t.cpu.Disasm(ex.PC), t.tid)
 	}

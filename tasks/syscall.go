@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+
+	"uvm/signals"
 )
 
 // errRet encodes -errno as the syscall return value.
@@ -42,6 +44,21 @@ func (t *Task) syscall() (stop bool, sc *syscallResult) {
 		k.traceSyscall(t, no, nr, args, nil)
 		t.tg.exitGroup(ExitStatus{Code: int(t.arg(0) & 0xff)})
 		return true, nil
+	case sysExecve, sysExecveat:
+		var r uint64
+		var replaced bool
+		if no == sysExecve {
+			r, replaced = t.sysExecve(atFDCWD, t.arg(0), t.arg(1), t.arg(2), 0)
+		} else {
+			r, replaced = t.sysExecve(int32(t.arg(0)), t.arg(1), t.arg(2), t.arg(3), t.arg(4))
+		}
+		if replaced {
+			k.traceSyscall(t, no, nr, args, &r)
+			return t.killed.Load(), nil
+		}
+		t.cpu.SetReg(a.ret, r)
+		k.traceSyscall(t, no, nr, args, &r)
+		return t.killed.Load(), &syscallResult{ret: int64(r), origArg0: orig0, nr: nr}
 	case sysRtSigreturn:
 		t.sysRtSigreturn()
 		ret := t.cpu.Reg(a.ret)
@@ -272,12 +289,29 @@ func (t *Task) dispatch(no sysno) (ret uint64, done bool) {
 	case sysGetgroups:
 		return 0, true
 	case sysGetpgid, sysGetsid:
-		if a0 != 0 && a0 != uint64(t.tg.pid) {
-			return errRet(ESRCH), true
+		pgid, sid, e := t.procIDs(int32(a0))
+		if e != 0 {
+			return errRet(e), true
 		}
-		return uint64(t.tg.pid), true
+		if no == sysGetsid {
+			return uint64(sid), true
+		}
+		return uint64(pgid), true
 	case sysGetpgrp:
-		return uint64(t.tg.pid), true
+		pgid, _, _ := t.procIDs(0)
+		return uint64(pgid), true
+	case sysSetpgid:
+		return t.sysSetpgid(int32(a0), int32(a1)), true
+	case sysSetsid:
+		return t.sysSetsid(), true
+	case sysWait4:
+		return t.sysWait4(int32(a0), a1, a2, a3), true
+	case sysWaitid:
+		return t.sysWaitid(a0, int32(a1), a2, a3), true
+	case sysFork:
+		return t.forkProcess(uint64(signals.SIGCHLD), 0, 0, 0, 0), true
+	case sysVfork:
+		return t.forkProcess(cloneVM|cloneVfork|uint64(signals.SIGCHLD), 0, 0, 0, 0), true
 	case sysUname:
 		return t.sysUname(a0), true
 	case sysGetrlimit:
@@ -303,6 +337,10 @@ func (t *Task) dispatch(no sysno) (ret uint64, done bool) {
 		}
 		t.robustList = a0
 		return 0, true
+	case sysPidfdOpen:
+		// Process file descriptors are not modelled; callers (Go's
+		// os/exec) treat ENOSYS as "kernel without pidfd" and use wait4.
+		return errRet(ENOSYS), true
 	case sysRseq:
 		// Restartable sequences are optional: glibc and Go fall back when
 		// registration fails, as on kernels built without CONFIG_RSEQ.
@@ -346,6 +384,16 @@ func (t *Task) dispatch(no sysno) (ret uint64, done bool) {
 	// signal state (delivery is the signals layer's job)
 	case sysRtSigaction:
 		return t.sysRtSigaction(a0, a1, a2, a3), true
+	case sysRtSigqueueinfo:
+		return t.sysRtSigqueueinfo(int32(a0), 0, int(a1), a2), true
+	case sysRtTgsigqueueinfo:
+		return t.sysRtSigqueueinfo(int32(a0), int32(a1), int(a2), a3), true
+	case sysSetitimer:
+		return t.sysSetitimer(a0, a1, a2), true
+	case sysGetitimer:
+		return t.sysGetitimer(a0, a1), true
+	case sysAlarm:
+		return t.sysAlarm(a0), true
 	case sysRtSigsuspend:
 		return t.sysRtSigsuspend(a0, a1), true
 	case sysRtSigpending:
@@ -361,7 +409,7 @@ func (t *Task) dispatch(no sysno) (ret uint64, done bool) {
 	case sysTkill:
 		return t.sysTgkill(t.tg.pid, int32(a0), int(a1)), true
 	case sysKill:
-		return t.sysTgkill(int32(a0), 0, int(a1)), true
+		return t.sysKill(int32(a0), int(a1)), true
 	}
 	return 0, false
 }

@@ -179,6 +179,15 @@ func (t *Task) sysRead(fd int32, buf, n uint64, off int64) uint64 {
 	var got int
 	var err error
 	switch f.kind {
+	case kindPipe:
+		data, e := f.pipe.read(t, n, f.flags&oNONBLOCK != 0)
+		if e != 0 {
+			return errRet(e)
+		}
+		if t.tg.mm.WriteAt(data, buf) != nil {
+			return errRet(EFAULT)
+		}
+		return uint64(len(data))
 	case kindEventfd:
 		return t.eventfdRead(f, buf, n)
 	case kindEpoll:
@@ -231,6 +240,15 @@ func (t *Task) writeFile(f *openFile, b []byte, off int64) uint64 {
 	var got int
 	var err error
 	switch f.kind {
+	case kindPipe:
+		if off >= 0 {
+			return errRet(ESPIPE)
+		}
+		n, e := f.pipe.write(t, b, f.flags&oNONBLOCK != 0)
+		if e != 0 {
+			return errRet(e)
+		}
+		return uint64(n)
 	case kindWriter:
 		if off >= 0 {
 			return errRet(ESPIPE)
@@ -350,6 +368,8 @@ func (t *Task) statFile(f *openFile) (hostStat, Errno) {
 		st := statFromInfo(fi)
 		t.tg.k.virtualize(&st, f.path)
 		return st, 0
+	case kindPipe:
+		return hostStat{mode: sIFIFO | 0o600, nlink: 1, blksize: 4096, uid: t.tg.k.uid(), gid: t.tg.k.gid()}, 0
 	case kindEventfd, kindEpoll:
 		return hostStat{mode: 0o600, nlink: 1, blksize: 4096, uid: t.tg.k.uid(), gid: t.tg.k.gid()}, 0
 	default:
@@ -709,23 +729,18 @@ func (t *Task) sysPipe2(fdsAddr, flags uint64) uint64 {
 	if flags&^(oCLOEXEC|oNONBLOCK|0o40000) != 0 {
 		return errRet(EINVAL)
 	}
-	r, w, err := os.Pipe()
-	if err != nil {
-		return errRet(errnoOf(err))
-	}
+	p := newPipe()
 	cloexec := flags&oCLOEXEC != 0
-	rf := &openFile{kind: kindHost, host: r, path: "pipe:[r]", flags: oRDONLY}
-	wf := &openFile{kind: kindHost, host: w, path: "pipe:[w]", flags: oWRONLY}
+	nb := int(flags & oNONBLOCK)
+	rf := &openFile{kind: kindPipe, pipe: p, path: "pipe:[r]", flags: oRDONLY | nb}
+	wf := &openFile{kind: kindPipe, pipe: p, pipeWrite: true, path: "pipe:[w]", flags: oWRONLY | nb}
 	rfd, e := t.tg.fds.alloc(rf, 0, cloexec)
 	if e != 0 {
-		r.Close()
-		w.Close()
 		return errRet(e)
 	}
 	wfd, e := t.tg.fds.alloc(wf, 0, cloexec)
 	if e != 0 {
 		t.tg.fds.close(rfd)
-		w.Close()
 		return errRet(e)
 	}
 	var b [8]byte
@@ -878,56 +893,96 @@ func (t *Task) sysCloseRange(first, last uint32, flags uint64) uint64 {
 	return 0
 }
 
+// pollReady is the readiness of f for the requested events.
+func pollReady(f *openFile, events uint16) uint16 {
+	switch f.kind {
+	case kindPipe:
+		var rev uint16
+		if !f.pipeWrite && f.pipe.readable() {
+			rev |= pollIN
+			f.pipe.mu.Lock()
+			if len(f.pipe.buf) == 0 && f.pipe.writers == 0 {
+				rev |= pollHUP
+			}
+			f.pipe.mu.Unlock()
+		}
+		if f.pipeWrite && f.pipe.writable() {
+			rev |= pollOUT
+		}
+		return rev & (events | pollHUP)
+	case kindEventfd:
+		var rev uint16
+		if f.event.readable() {
+			rev |= pollIN
+		}
+		return (rev | pollOUT) & events
+	}
+	return events & (pollIN | pollOUT)
+}
+
 // poll events.
 const (
 	pollIN   = 0x1
 	pollOUT  = 0x4
+	pollHUP  = 0x10
 	pollNVAL = 0x20
 )
 
-// sysPoll reports regular files, stdio writers and pipes' write ends as
-// ready (what Linux reports for them without waiting). A read-side poll
-// on a pipe or stdin that is not known to be ready is reported ready too:
-// the following read blocks until data arrives, which is the observable
-// behaviour of a blocking program. Timeouts are honoured when no fd is
-// being polled.
+// sysPoll waits for readiness. Pipes and eventfds report real readiness;
+// regular files, directories and host stdio are always ready (as Linux
+// reports regular files; a host stdin read then blocks until data comes).
+// Timeouts are on the kernel's clock; a signal ends the wait with EINTR.
 func (t *Task) sysPoll(fdsAddr, nfds uint64, timeoutMs int64) uint64 {
 	if nfds > maxFDs {
 		return errRet(EINVAL)
-	}
-	if nfds == 0 {
-		if timeoutMs > 0 {
-			sleepFor(t, int64(timeoutMs)*1e6)
-		}
-		return 0
 	}
 	raw, e := t.readBuf(fdsAddr, nfds*8)
 	if e != 0 {
 		return errRet(e)
 	}
-	ready := 0
-	for i := uint64(0); i < nfds; i++ {
-		rec := raw[i*8:]
-		fd := int32(binary.LittleEndian.Uint32(rec))
-		events := binary.LittleEndian.Uint16(rec[4:])
-		var rev uint16
-		if fd >= 0 {
-			if _, ok := t.tg.fds.get(fd); !ok {
-				rev = pollNVAL
-			} else {
-				rev = events & (pollIN | pollOUT)
+	scan := func() int {
+		ready := 0
+		for i := uint64(0); i < nfds; i++ {
+			rec := raw[i*8:]
+			fd := int32(binary.LittleEndian.Uint32(rec))
+			events := binary.LittleEndian.Uint16(rec[4:])
+			var rev uint16
+			if fd >= 0 {
+				if f, ok := t.tg.fds.get(fd); !ok {
+					rev = pollNVAL
+				} else {
+					rev = pollReady(f, events)
+				}
+			}
+			binary.LittleEndian.PutUint16(rec[6:], rev)
+			if rev != 0 {
+				ready++
 			}
 		}
-		binary.LittleEndian.PutUint16(rec[6:], rev)
-		if rev != 0 {
-			ready++
+		return ready
+	}
+	ready := scan()
+	if ready == 0 && timeoutMs != 0 {
+		timeout := int64(-1)
+		if timeoutMs > 0 {
+			timeout = timeoutMs * 1e6
+		}
+		timedOut := t.wait(func() bool { return scan() > 0 }, nil, timeout)
+		ready = scan()
+		if ready == 0 && !timedOut {
+			return errRet(Errno(erestartnohand))
 		}
 	}
-	if e := t.writeBytes(fdsAddr, raw); e != 0 {
-		return errRet(e)
+	if nfds > 0 {
+		if e := t.writeBytes(fdsAddr, raw); e != 0 {
+			return errRet(e)
+		}
 	}
 	return uint64(ready)
 }
+
+// erestartnohand is Linux's ERESTARTNOHAND: restart unless a handler ran.
+const erestartnohand = 514
 
 func (t *Task) sysPpoll(fdsAddr, nfds, tsAddr uint64) uint64 {
 	timeout := int64(-1)

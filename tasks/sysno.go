@@ -135,6 +135,11 @@ const (
 	sysSymlink
 	sysSymlinkat
 	sysRtSigpending
+	sysWaitid
+	sysExecveat
+	sysPidfdOpen
+	sysRtSigqueueinfo
+	sysRtTgsigqueueinfo
 	sysCount
 )
 
@@ -173,6 +178,8 @@ var sysNames = [sysCount]string{
 	sysEpollCreate1: "epoll_create1", sysEpollCtl: "epoll_ctl", sysEpollPwait: "epoll_pwait", sysEpollWait: "epoll_wait",
 	sysEventfd2: "eventfd2", sysLink: "link", sysLinkat: "linkat", sysSymlink: "symlink",
 	sysSymlinkat: "symlinkat", sysRtSigpending: "rt_sigpending",
+	sysWaitid: "waitid", sysExecveat: "execveat", sysPidfdOpen: "pidfd_open",
+	sysRtSigqueueinfo: "rt_sigqueueinfo", sysRtTgsigqueueinfo: "rt_tgsigqueueinfo",
 }
 
 func (s sysno) String() string {
@@ -190,20 +197,20 @@ var arm64Sys = map[uint64]sysno{
 	53: sysFchmodat, 56: sysOpenat, 57: sysClose, 59: sysPipe2, 61: sysGetdents64, 62: sysLseek,
 	63: sysRead, 64: sysWrite, 65: sysReadv, 66: sysWritev, 67: sysPread64, 68: sysPwrite64,
 	72: sysPselect6, 73: sysPpoll, 78: sysReadlinkat, 79: sysNewfstatat, 80: sysFstat, 82: sysFsync,
-	83: sysFdatasync, 93: sysExit, 94: sysExitGroup, 96: sysSetTidAddress, 98: sysFutex,
+	83: sysFdatasync, 93: sysExit, 95: sysWaitid, 94: sysExitGroup, 96: sysSetTidAddress, 98: sysFutex,
 	99: sysSetRobustList, 101: sysNanosleep, 102: sysGetitimer, 103: sysSetitimer,
 	113: sysClockGettime, 114: sysClockGetres, 115: sysClockNanosleep, 122: sysSchedSetaffinity,
 	123: sysSchedGetaffinity, 124: sysSchedYield, 129: sysKill, 130: sysTkill, 131: sysTgkill,
 	132: sysSigaltstack, 133: sysRtSigsuspend, 134: sysRtSigaction, 135: sysRtSigprocmask, 136: sysRtSigpending,
-	137: sysRtSigtimedwait, 139: sysRtSigreturn, 148: sysGetresuid, 150: sysGetresgid,
+	137: sysRtSigtimedwait, 138: sysRtSigqueueinfo, 240: sysRtTgsigqueueinfo, 139: sysRtSigreturn, 148: sysGetresuid, 150: sysGetresgid,
 	153: sysTimes, 154: sysSetpgid, 155: sysGetpgid, 156: sysGetsid, 157: sysSetsid,
 	158: sysGetgroups, 160: sysUname, 163: sysGetrlimit, 165: sysGetrusage, 166: sysUmask,
 	167: sysPrctl, 169: sysGettimeofday, 172: sysGetpid, 173: sysGetppid, 174: sysGetuid,
 	175: sysGeteuid, 176: sysGetgid, 177: sysGetegid, 178: sysGettid, 179: sysSysinfo,
 	214: sysBrk, 215: sysMunmap, 216: sysMremap, 220: sysClone, 221: sysExecve, 222: sysMmap,
 	223: sysFadvise64, 226: sysMprotect, 227: sysMsync, 232: sysMincore, 233: sysMadvise,
-	260: sysWait4, 261: sysPrlimit64, 276: sysRenameat2, 278: sysGetrandom, 283: sysMembarrier,
-	291: sysStatx, 293: sysRseq, 435: sysClone3, 436: sysCloseRange, 439: sysFaccessat2,
+	260: sysWait4, 261: sysPrlimit64, 276: sysRenameat2, 278: sysGetrandom, 281: sysExecveat, 283: sysMembarrier,
+	291: sysStatx, 293: sysRseq, 434: sysPidfdOpen, 435: sysClone3, 436: sysCloseRange, 439: sysFaccessat2,
 }
 
 // amd64Sys maps x86-64 syscall numbers.
@@ -221,15 +228,15 @@ var amd64Sys = map[uint64]sysno{
 	96: sysGettimeofday, 97: sysGetrlimit, 98: sysGetrusage, 99: sysSysinfo, 100: sysTimes,
 	102: sysGetuid, 104: sysGetgid, 107: sysGeteuid, 108: sysGetegid, 109: sysSetpgid,
 	110: sysGetppid, 111: sysGetpgrp, 112: sysSetsid, 115: sysGetgroups, 118: sysGetresuid,
-	120: sysGetresgid, 121: sysGetpgid, 124: sysGetsid, 128: sysRtSigtimedwait,
+	120: sysGetresgid, 121: sysGetpgid, 124: sysGetsid, 128: sysRtSigtimedwait, 129: sysRtSigqueueinfo, 297: sysRtTgsigqueueinfo,
 	130: sysRtSigsuspend, 131: sysSigaltstack, 157: sysPrctl, 158: sysArchPrctl, 186: sysGettid,
 	200: sysTkill, 201: sysTime, 202: sysFutex, 203: sysSchedSetaffinity, 204: sysSchedGetaffinity,
 	217: sysGetdents64, 218: sysSetTidAddress, 221: sysFadvise64, 228: sysClockGettime,
 	229: sysClockGetres, 230: sysClockNanosleep, 231: sysExitGroup, 232: sysEpollWait, 233: sysEpollCtl,
 	234: sysTgkill, 257: sysOpenat, 258: sysMkdirat, 262: sysNewfstatat, 263: sysUnlinkat, 265: sysLinkat, 266: sysSymlinkat,
 	264: sysRenameat, 267: sysReadlinkat, 268: sysFchmodat, 269: sysFaccessat, 270: sysPselect6,
-	271: sysPpoll, 273: sysSetRobustList, 281: sysEpollPwait, 290: sysEventfd2,
+	271: sysPpoll, 247: sysWaitid, 273: sysSetRobustList, 322: sysExecveat, 281: sysEpollPwait, 290: sysEventfd2,
 	291: sysEpollCreate1, 292: sysDup3, 293: sysPipe2, 302: sysPrlimit64, 316: sysRenameat2,
-	318: sysGetrandom, 324: sysMembarrier, 332: sysStatx, 334: sysRseq, 435: sysClone3,
+	318: sysGetrandom, 324: sysMembarrier, 332: sysStatx, 334: sysRseq, 434: sysPidfdOpen, 435: sysClone3,
 	436: sysCloseRange, 439: sysFaccessat2,
 }

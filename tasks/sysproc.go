@@ -13,9 +13,16 @@ import (
 func (k *Kernel) uid() uint32 { return uint32(os.Getuid()) }
 func (k *Kernel) gid() uint32 { return uint32(os.Getgid()) }
 
-// ppid is the parent's pid; the first process's parent is outside uvm and
-// reads as 1 … uvm reports the pid just below the first guest pid.
-func (tg *ThreadGroup) ppid() int32 { return 1000 }
+// ppid is the parent's pid. The first process's parent is outside uvm; it
+// reads as the pid just below the first guest pid (1000).
+func (tg *ThreadGroup) ppid() int32 {
+	tg.k.procMu.Lock()
+	defer tg.k.procMu.Unlock()
+	if p := tg.proc.parent; p != nil {
+		return p.pid
+	}
+	return 1000
+}
 
 func (t *Task) exitThread(code int) {
 	t.tg.mu.Lock()
@@ -383,12 +390,11 @@ const (
 // without CLONE_VM) belongs to the process model and fails loudly here.
 func (t *Task) sysClone(flags, stack, ptid, tls, ctid uint64) uint64 {
 	const threadFlags = cloneVM | cloneThread | cloneSighand
+	if flags&cloneThread == 0 {
+		return t.forkProcess(flags, stack, ptid, tls, ctid)
+	}
 	if flags&threadFlags != threadFlags {
-		name := "clone without CLONE_VM|CLONE_THREAD (fork)"
-		if t.tg.k.noteUnimplemented(name) {
-			t.tg.k.logf("unimplemented %s, flags 0x%x, at pc 0x%x", name, flags, t.cpu.PC())
-		}
-		return errRet(ENOSYS)
+		return errRet(EINVAL)
 	}
 	tg := t.tg
 	tid := tg.k.allocPID()
@@ -435,6 +441,10 @@ func (t *Task) sysClone3(args, size uint64) uint64 {
 	}
 	le := binary.LittleEndian
 	flags, ctid, ptid := le.Uint64(b[0:]), le.Uint64(b[16:]), le.Uint64(b[24:])
+	if flags&0xff != 0 {
+		return errRet(EINVAL)
+	}
+	flags |= le.Uint64(b[32:]) & 0xff // exit_signal
 	stack, stackSize, tls := le.Uint64(b[40:]), le.Uint64(b[48:]), le.Uint64(b[56:])
 	if flags&clonePidfd != 0 {
 		return errRet(EINVAL)

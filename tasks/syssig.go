@@ -163,8 +163,17 @@ func (t *Task) sysTgkill(tgid, tid int32, sig int) uint64 {
 		return errRet(EINVAL)
 	}
 	tg := t.tg
-	if tgid != tg.pid && tgid != 0 && tgid != -1 {
-		return errRet(ESRCH)
+	if tgid != tg.pid && tgid > 0 {
+		k := t.tg.k
+		k.procMu.Lock()
+		tg = k.procs[tgid]
+		if tg != nil && tg.proc.zombie {
+			tg = nil
+		}
+		k.procMu.Unlock()
+		if tg == nil {
+			return errRet(ESRCH)
+		}
 	}
 	var target *Task
 	if tid != 0 {
@@ -183,5 +192,44 @@ func (t *Task) sysTgkill(tgid, tid int32, sig int) uint64 {
 		code = signals.SI_TKILL
 	}
 	info := signals.KillInfo(signals.Signal(sig), code, tg.pid, tg.k.uid())
+	return errOr0(tg.sendSignal(info, target))
+}
+
+// sysRtSigqueueinfo sends a signal with caller-supplied siginfo
+// (rt_sigqueueinfo; rt_tgsigqueueinfo when tid != 0). As Linux, a process
+// may not forge kernel or kill() codes (si_code >= 0, or SI_TKILL) for
+// another process.
+func (t *Task) sysRtSigqueueinfo(tgid, tid int32, sig int, uinfo uint64) uint64 {
+	if sig < 1 || sig > nSig {
+		return errRet(EINVAL)
+	}
+	b, e := t.readBuf(uinfo, signals.SigInfoSize)
+	if e != 0 {
+		return errRet(e)
+	}
+	info, ok := signals.UnmarshalSigInfo(b)
+	if !ok {
+		return errRet(EINVAL)
+	}
+	info.Signo = int32(sig)
+	if (info.Code >= 0 || info.Code == signals.SI_TKILL) && tgid != t.tg.pid {
+		return errRet(EPERM)
+	}
+	k := t.tg.k
+	k.procMu.Lock()
+	tg := k.procs[tgid]
+	k.procMu.Unlock()
+	if tg == nil || tg.proc.zombie {
+		return errRet(ESRCH)
+	}
+	var target *Task
+	if tid != 0 {
+		tg.mu.Lock()
+		target = tg.tasks[tid]
+		tg.mu.Unlock()
+		if target == nil {
+			return errRet(ESRCH)
+		}
+	}
 	return errOr0(tg.sendSignal(info, target))
 }

@@ -57,6 +57,11 @@ type ThreadGroup struct {
 	// shared is the group's pending queue (process-directed signals).
 	shared signals.Pending
 
+	// itimer is ITIMER_REAL (protected by mu).
+	itimer itimerState
+	// proc is the group's place in the process tree (Kernel.procMu).
+	proc procState
+
 	live sync.WaitGroup // running tasks
 	done chan struct{}  // closed when the last task exits
 	once sync.Once
@@ -119,6 +124,7 @@ type Task struct {
 func (tg *ThreadGroup) newTask(cpu vm.CPU, tid int32) *Task {
 	t := &Task{tg: tg, tid: tid, cpu: cpu, baton: make(chan struct{}, 1), alt: signals.DisabledStack}
 	t.setupClock()
+	t.accounted = cpu.Retired()
 	tg.mu.Lock()
 	if tg.tasks == nil {
 		tg.tasks = map[int32]*Task{}
@@ -318,6 +324,7 @@ func (t *Task) exited() {
 	if last {
 		tg.once.Do(func() {
 			tg.fds.closeAll()
+			tg.groupExited()
 			close(tg.done)
 		})
 	}

@@ -39,17 +39,38 @@ build_bin() {
 	done
 }
 
-# build_go DIR: builds every Go guest for both arches into DIR/ARCH/NAME.
+# build_go DIR: builds every Go guest for both arches into DIR/ARCH/ (go/NAME
+# becomes DIR/ARCH/NAME, as in the Go test harness, so that guests that run
+# their siblings, like go-exec, find them under the same names).
 build_go() {
-	local out=$1 arch d
+	local out=$1 arch
 	for arch in $ARCHES; do
 		mkdir -p "$out/$arch"
-		for d in go/*/; do
-			d=$(basename "$d")
-			(cd go && GOOS=linux GOARCH=$arch CGO_ENABLED=0 \
-				go build -o "$out/$arch/go-$d" "./$d")
-		done
+		(cd go && GOOS=linux GOARCH=$arch CGO_ENABLED=0 \
+			go build -o "$out/$arch/" ./...)
 	done
+}
+
+# stage_arm64 BIN STAGE: prints the path to run BIN from under qemu-aarch64.
+# qemu-aarch64 does not follow execve into aarch64 programs by itself (the
+# host kernel would need a binfmt_misc handler), so every arm64 guest runs
+# from STAGE: a copy of BIN (qemu resolves /proc/self/exe to it) next to, for
+# each other program in BIN's directory, a script of the same name that runs
+# the real program under qemu-aarch64. Guests that execute their siblings
+# (proc_exec, go-exec) thus work as they do under uvm.
+stage_arm64() {
+	local bin=$1 stage=$2 qemu f
+	qemu=$(command -v qemu-aarch64)
+	cp "$bin" "$stage/"
+	for f in "$(dirname "$bin")"/*; do
+		[[ -f $f && -x $f ]] || continue
+		[[ $(basename "$f") == "$(basename "$bin")" ]] && continue
+		# shellcheck disable=SC2016 # $0 and $@ belong to the script
+		printf '#!/bin/sh\nexec %q -0 "$0" %q "$@"\n' "$qemu" "$(realpath "$f")" \
+			>"$stage/$(basename "$f")"
+		chmod +x "$stage/$(basename "$f")"
+	done
+	echo "$stage/$(basename "$bin")"
 }
 
 # manifest: prints the MANIFEST lines without comments and blank lines.
@@ -64,13 +85,14 @@ manifest() {
 run() {
 	local arch=$1 bindir=$2 gobindir=$3 out=$4 name=$5
 	shift 5
-	local bin tmp a rc stdin=/dev/null
+	local bin tmp stage a rc stdin=/dev/null
 	local -a args=() envv=()
 	case $name in
-	go-*) bin=$gobindir/$arch/$name ;;
+	go-*) bin=$gobindir/$arch/${name#go-} ;;
 	*) bin=$bindir/$arch/$name ;;
 	esac
 	tmp=$(mktemp -d)
+	stage=$(mktemp -d)
 	for a in "$@"; do
 		args+=("${a//\$TMP/$tmp}")
 	done
@@ -81,13 +103,14 @@ run() {
 	local -a runner=()
 	if [[ $arch == arm64 ]]; then
 		runner=(qemu-aarch64)
+		bin=$(stage_arm64 "$bin" "$stage")
 	fi
 	set +e
 	(ulimit -c 0; exec env -i "${envv[@]}" "${runner[@]}" "$bin" "${args[@]}") \
 		<"$stdin" >"$out" 2>"$out.stderr"
 	rc=$?
 	set -e
-	rm -rf "$tmp"
+	rm -rf "$tmp" "$stage"
 	echo "$rc"
 }
 

@@ -656,3 +656,31 @@ func (m *MM) Grow(start, end, extra uint64) bool {
 	m.gen.Add(1)
 	return true
 }
+
+// Fork returns a copy of the address space for a child process (fork(2)).
+// uvm copies present pages eagerly instead of sharing them copy-on-write:
+// simple and exact (the two processes never see each other's later
+// writes); the cost is one page copy per touched page at fork time.
+// MAP_SHARED anonymous areas are shared (same pages) as Linux does.
+func (m *MM) Fork() *MM {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	c := &MM{vmas: append([]VMA(nil), m.vmas...), BrkStart: m.BrkStart, Brk: m.Brk, MmapBase: m.MmapBase, ExePath: m.ExePath}
+	for _, v := range m.vmas {
+		for a := v.Start; a < v.End; a += PageSize {
+			p := m.lookupPage(a >> PageShift)
+			if p == nil {
+				continue
+			}
+			if v.Shared {
+				c.setPage(a>>PageShift, p)
+				continue
+			}
+			np := new(Page)
+			np.Data = p.Data
+			np.prot.Store(p.prot.Load())
+			c.setPage(a>>PageShift, np)
+		}
+	}
+	return c
+}

@@ -237,7 +237,7 @@ func (c *CPU) eaNoSeg(a *decode.X86Arg) uint64 {
 }
 
 // addr computes the linear address of a memory operand (with the FS/GS
-// base of a segment override).
+// base of a segment override). Small enough to be inlined.
 func (c *CPU) addr(a *decode.X86Arg) uint64 {
 	ea := uint64(a.Disp)
 	if a.Reg != decode.NoReg {
@@ -247,15 +247,23 @@ func (c *CPU) addr(a *decode.X86Arg) uint64 {
 		ea += c.regs.GPR[a.Index&15] * uint64(a.Scale)
 	}
 	if a.Flags != 0 {
-		if a.Flags&decode.ArgA32 != 0 {
-			ea = uint64(uint32(ea))
-		}
-		switch (a.Flags & decode.ArgSegMask) >> decode.ArgSegShift {
-		case decode.SegFS:
-			ea += c.regs.FSBase
-		case decode.SegGS:
-			ea += c.regs.GSBase
-		}
+		ea = c.addrFlags(a, ea)
+	}
+	return ea
+}
+
+// addrFlags applies the 0x67 wrap and the FS/GS base.
+//
+//go:noinline
+func (c *CPU) addrFlags(a *decode.X86Arg, ea uint64) uint64 {
+	if a.Flags&decode.ArgA32 != 0 {
+		ea = uint64(uint32(ea))
+	}
+	switch (a.Flags & decode.ArgSegMask) >> decode.ArgSegShift {
+	case decode.SegFS:
+		ea += c.regs.FSBase
+	case decode.SegGS:
+		ea += c.regs.GSBase
 	}
 	return ea
 }

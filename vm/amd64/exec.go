@@ -85,88 +85,176 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 		next = pc + uint64(in.Len)
 
 		switch in.Op {
-		case decode.X86Mov:
-			// Fast forms of the most common instruction.
-			d, s := &in.Args[0], &in.Args[1]
-			if d.Kind == decode.ArgReg && d.Size >= 4 {
-				var v uint64
-				switch s.Kind {
-				case decode.ArgReg:
-					v = g[s.Reg&15]
-				case decode.ArgImm:
-					v = uint64(in.Imm)
-				case decode.ArgMem:
-					var ok bool
-					if d.Size == 8 {
-						v, ok = c.tlb.Load64(c.addr(s))
-					} else {
-						var v32 uint32
-						v32, ok = c.tlb.Load32(c.addr(s))
-						v = uint64(v32)
-					}
-					if !ok {
-						res = xFault
-						goto except
-					}
+		// Specialised forms (decode.specializeX86): Width is 4 or 8 and
+		// register operands are plain GPRs of that width, so a masked
+		// 64-bit write implements the 32-bit zero-extension.
+		case decode.X86MovRR:
+			g[in.Args[0].Reg&15] = g[in.Args[1].Reg&15] & wmask[in.Width&15]
+		case decode.X86MovRI:
+			g[in.Args[0].Reg&15] = uint64(in.Imm)
+		case decode.X86MovLd:
+			a := c.addr(&in.Args[1])
+			var v uint64
+			var ok bool
+			if in.Width == 8 {
+				v, ok = c.tlb.Load64(a)
+			} else {
+				var v32 uint32
+				v32, ok = c.tlb.Load32(a)
+				v = uint64(v32)
+			}
+			if !ok {
+				res = xFault
+				goto except
+			}
+			g[in.Args[0].Reg&15] = v
+		case decode.X86MovSt, decode.X86MovStI:
+			a := c.addr(&in.Args[0])
+			v := uint64(in.Imm)
+			if in.Op == decode.X86MovSt {
+				v = g[in.Args[1].Reg&15]
+			}
+			var ok bool
+			if in.Width == 8 {
+				ok = c.tlb.Store64(a, v)
+			} else {
+				ok = c.tlb.Store32(a, uint32(v))
+			}
+			if !ok {
+				res = xFault
+				goto except
+			}
+		case decode.X86AddRR, decode.X86AddRI:
+			d, m := in.Args[0].Reg&15, wmask[in.Width&15]
+			a, b := g[d]&m, uint64(in.Imm)
+			if in.Op == decode.X86AddRR {
+				b = g[in.Args[1].Reg&15] & m
+			}
+			r := (a + b) & m
+			g[d] = r
+			c.lop, c.lw, c.la, c.lb, c.lr = lfAdd, in.Width, a, b, r
+		case decode.X86SubRR, decode.X86SubRI, decode.X86CmpRR, decode.X86CmpRI:
+			d, m := in.Args[0].Reg&15, wmask[in.Width&15]
+			a, b := g[d]&m, uint64(in.Imm)
+			if in.Op == decode.X86SubRR || in.Op == decode.X86CmpRR {
+				b = g[in.Args[1].Reg&15] & m
+			}
+			r := (a - b) & m
+			if in.Op <= decode.X86SubRI {
+				g[d] = r
+			}
+			c.lop, c.lw, c.la, c.lb, c.lr = lfSub, in.Width, a, b, r
+		case decode.X86AndRR, decode.X86AndRI, decode.X86OrRR, decode.X86OrRI,
+			decode.X86XorRR, decode.X86XorRI, decode.X86TestRR, decode.X86TestRI:
+			d, m := in.Args[0].Reg&15, wmask[in.Width&15]
+			a, b := g[d]&m, uint64(in.Imm)
+			if (in.Op-decode.X86AndRR)&1 == 0 {
+				b = g[in.Args[1].Reg&15] & m
+			}
+			var r uint64
+			switch in.Op {
+			case decode.X86AndRR, decode.X86AndRI, decode.X86TestRR, decode.X86TestRI:
+				r = a & b
+			case decode.X86OrRR, decode.X86OrRI:
+				r = a | b
+			default:
+				r = a ^ b
+			}
+			if in.Op < decode.X86TestRR {
+				g[d] = r
+			}
+			c.lop, c.lw, c.lr = lfLogic, in.Width, r
+		case decode.X86AluRM:
+			v, ok := c.load(c.addr(&in.Args[1]), in.Width)
+			if !ok {
+				res = xFault
+				goto except
+			}
+			op := decode.X86Op(in.Aux)
+			d, m := in.Args[0].Reg&15, wmask[in.Width&15]
+			a := g[d] & m
+			r := aluResult(op, a, v, 0, m)
+			if op != decode.X86Cmp && op != decode.X86Test {
+				g[d] = r
+			}
+			c.setAluFlags(op, a, v, r, 0, in.Width)
+		case decode.X86CmpMR, decode.X86CmpMI:
+			a, ok := c.load(c.addr(&in.Args[0]), in.Width)
+			if !ok {
+				res = xFault
+				goto except
+			}
+			m := wmask[in.Width&15]
+			b := uint64(in.Imm)
+			if in.Op == decode.X86CmpMR {
+				b = g[in.Args[1].Reg&15] & m
+			}
+			if in.Aux == uint32(decode.X86Cmp) {
+				c.lop, c.lw, c.la, c.lb, c.lr = lfSub, in.Width, a, b, (a-b)&m
+			} else {
+				c.lop, c.lw, c.lr = lfLogic, in.Width, a&b
+			}
+		case decode.X86Je, decode.X86Jne:
+			// ZF is "result == 0" for every lazy producer.
+			var z bool
+			if c.lop != lfNone {
+				z = c.lr == 0
+			} else {
+				z = c.flags&rfZF != 0
+			}
+			if z == (in.Op == decode.X86Je) {
+				pc = uint64(in.Imm)
+				goto taken
+			}
+		case decode.X86Jb, decode.X86Jae, decode.X86Jbe, decode.X86Ja,
+			decode.X86Jl, decode.X86Jge, decode.X86Jle, decode.X86Jg:
+			var t bool
+			if c.lop == lfSub {
+				a, b := c.la, c.lb
+				switch in.Op {
+				case decode.X86Jb:
+					t = a < b
+				case decode.X86Jae:
+					t = a >= b
+				case decode.X86Jbe:
+					t = a <= b
+				case decode.X86Ja:
+					t = a > b
 				default:
-					goto movSlow
+					sh := 64 - 8*uint(c.lw)
+					sa, sb := int64(a<<sh), int64(b<<sh)
+					switch in.Op {
+					case decode.X86Jl:
+						t = sa < sb
+					case decode.X86Jge:
+						t = sa >= sb
+					case decode.X86Jle:
+						t = sa <= sb
+					default:
+						t = sa > sb
+					}
 				}
-				if d.Size == 4 {
-					v = uint64(uint32(v))
-				}
-				g[d.Reg&15] = v
-				break
+			} else {
+				t = c.cond(uint8(in.Op - decode.X86Jo))
 			}
-			if d.Kind == decode.ArgMem && s.Kind == decode.ArgReg && s.Size == 8 {
-				if !c.tlb.Store64(c.addr(d), g[s.Reg&15]) {
-					res = xFault
-					goto except
-				}
-				break
+			if t {
+				pc = uint64(in.Imm)
+				goto taken
 			}
-		movSlow:
+		case decode.X86Jo, decode.X86Jno, decode.X86Js, decode.X86Jns, decode.X86Jp, decode.X86Jnp:
+			if c.cond(uint8(in.Op - decode.X86Jo)) {
+				pc = uint64(in.Imm)
+				goto taken
+			}
+
+		// Generic forms.
+		case decode.X86Mov:
 			if res = c.opMov(in); res != xOK {
 				goto except
 			}
 		case decode.X86Lea:
 			c.setReg(&in.Args[0], c.eaNoSeg(&in.Args[1]))
 		case decode.X86Add, decode.X86Sub, decode.X86Cmp, decode.X86And, decode.X86Or, decode.X86Xor, decode.X86Test:
-			d, s := &in.Args[0], &in.Args[1]
-			if d.Kind == decode.ArgReg && d.Size == 8 && (s.Kind == decode.ArgReg || s.Kind == decode.ArgImm) {
-				a := g[d.Reg&15]
-				b := uint64(in.Imm)
-				if s.Kind == decode.ArgReg {
-					b = g[s.Reg&15]
-				}
-				var r uint64
-				switch in.Op {
-				case decode.X86Add:
-					r = a + b
-					g[d.Reg&15] = r
-					c.lop, c.lw, c.la, c.lb, c.lr = lfAdd, 8, a, b, r
-				case decode.X86Sub:
-					r = a - b
-					g[d.Reg&15] = r
-					c.lop, c.lw, c.la, c.lb, c.lr = lfSub, 8, a, b, r
-				case decode.X86Cmp:
-					c.lop, c.lw, c.la, c.lb, c.lr = lfSub, 8, a, b, a-b
-				case decode.X86And:
-					r = a & b
-					g[d.Reg&15] = r
-					c.lop, c.lw, c.lr = lfLogic, 8, r
-				case decode.X86Or:
-					r = a | b
-					g[d.Reg&15] = r
-					c.lop, c.lw, c.lr = lfLogic, 8, r
-				case decode.X86Xor:
-					r = a ^ b
-					g[d.Reg&15] = r
-					c.lop, c.lw, c.lr = lfLogic, 8, r
-				default: // test
-					c.lop, c.lw, c.lr = lfLogic, 8, a&b
-				}
-				break
-			}
 			if res = c.opALU(in); res != xOK {
 				goto except
 			}
@@ -438,6 +526,12 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 				case sseDivide:
 					res = xDivide
 					goto except
+				case sseGP:
+					res = xPriv
+					goto except
+				case sseFPE:
+					res = xSIMDFP
+					goto except
 				default:
 					c.why = ""
 					res = xUndef
@@ -487,6 +581,10 @@ except:
 		exit = vm.Exit{Reason: vm.ExitDivide, PC: pc}
 	case xPriv:
 		exit = vm.Exit{Reason: vm.ExitPrivileged, PC: pc}
+	case xSIMDFP:
+		// Unmasked SIMD/x87 floating-point exception: SIGFPE with the
+		// si_code in Code (FPE_FLTINV, FPE_FLTDIV …).
+		exit = vm.Exit{Reason: vm.ExitDivide, PC: pc, Code: uint32(SIMDFPECode(c.regs.MXCSR))}
 	case xInterrupt:
 		c.interrupt.Store(false)
 		exit = vm.Exit{Reason: vm.ExitBudget, PC: pc}

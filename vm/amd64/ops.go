@@ -16,9 +16,10 @@ const (
 	xUndef          // not implemented / #UD (c.why says why)
 	xPriv           // #GP in user mode
 	xInterrupt      // REP string instruction interrupted part-way: PC stays
+	xSIMDFP         // unmasked SIMD floating-point exception (#XM)
 )
 
-// signExt sign-extends the low w bytes of v.
+// sext sign-extends the low w bytes of v.
 func sext(v uint64, w uint8) int64 {
 	sh := 64 - 8*uint(w)
 	return int64(v<<sh) >> sh

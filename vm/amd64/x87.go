@@ -1,7 +1,6 @@
 package amd64
 
 import (
-	"math"
 	"math/bits"
 
 	"uvm/decode"
@@ -16,9 +15,10 @@ import (
 //   - Exceptions are never delivered: unmasked x87 exceptions only set
 //     their flag, ES and B (the masked response is always applied); no
 //     later FWAIT/x87 instruction raises #MF/SIGFPE.
-//   - FSIN, FCOS, FSINCOS, FPTAN, FPATAN, F2XM1, FYL2X, FYL2XP1 are
-//     computed in double precision (53 bits) and widened, so their last
-//     11 significand bits differ from real hardware.
+//   - FSIN, FCOS, FSINCOS, FPTAN, FPATAN, F2XM1, FYL2X, FYL2XP1 return
+//     the correctly rounded value of the exact function (x87_trans.go);
+//     hardware is specified to within one ulp and reduces FSIN/FCOS
+//     arguments with a 66-bit π.
 //   - The last instruction/operand pointers and opcode (FIP/FDP/FOP in
 //     FNSTENV/FNSAVE/FXSAVE images) are not tracked and read as zero.
 //   - FPREM/FPREM1 partial remainders reduce the exponent difference by
@@ -150,7 +150,6 @@ func (r *Regs) x87BinaryU(op int, a, b ufp, env *fpEnv, f *fpFormat) F80 {
 	r.x87Commit(env)
 	return packF80(z)
 }
-
 
 // readX87Mem reads a real (4, 8, 10 bytes) or integer (2, 4, 8 bytes)
 // memory operand as an unpacked value.
@@ -857,120 +856,6 @@ func x87QuotientBits(q uint64) uint16 {
 		cc |= swC1
 	}
 	return cc
-}
-
-// x87Transcendental computes FSIN, FCOS, FSINCOS, FPTAN, FPATAN, F2XM1,
-// FYL2X, FYL2XP1 in double precision (see the file comment).
-func (r *Regs) x87Transcendental(op decode.X86Op) {
-	two := op == decode.X87Fpatan || op == decode.X87Fyl2x || op == decode.X87Fyl2xp1
-	if r.stEmpty(0) || (two && r.stEmpty(1)) {
-		r.x87Underflow()
-		r.stSet(0, x87Indefinite)
-		return
-	}
-	env := r.x87Env()
-	a := env.unpackF80(r.st(0))
-	var b ufp
-	if two {
-		b = env.unpackF80(r.st(1))
-	}
-	if a.isNaN() || (two && b.isNaN()) {
-		env.flags &^= fpDE
-		z := packF80(env.nanX87(a, b))
-		if !two {
-			z = packF80(env.nanX87(a, a))
-		}
-		r.x87Commit(&env)
-		switch op {
-		case decode.X87Fsincos, decode.X87Fptan:
-			r.stSet(0, z)
-			r.x87Push(z)
-		case decode.X87Fpatan, decode.X87Fyl2x, decode.X87Fyl2xp1:
-			r.stSet(1, z)
-			r.x87Pop()
-		default:
-			r.stSet(0, z)
-		}
-		return
-	}
-	toF := func(u ufp) float64 {
-		e := fpEnv{rc: rcNearest}
-		return math.Float64frombits(packF64(e.round(u, &fmtF64)))
-	}
-	x := toF(a)
-	fromF := func(v float64) F80 {
-		e := fpEnv{}
-		u := e.unpackF64(math.Float64bits(v))
-		if u.isNaN() {
-			env.flags |= fpIE
-			return x87Indefinite
-		}
-		return packF80(u)
-	}
-	r.FSW &^= swC2
-	switch op {
-	case decode.X87Fsin, decode.X87Fcos, decode.X87Fsincos, decode.X87Fptan:
-		if a.cls == clsInf {
-			env.flags |= fpIE
-			r.x87Commit(&env)
-			r.stSet(0, x87Indefinite)
-			if op == decode.X87Fsincos || op == decode.X87Fptan {
-				r.x87Push(x87Indefinite)
-			}
-			return
-		}
-		if a.cls == clsFinite && a.exp >= 63 {
-			r.FSW |= swC2 // out of range: operand unchanged
-			return
-		}
-		env.flags |= fpPE
-		switch op {
-		case decode.X87Fsin:
-			r.stSet(0, fromF(math.Sin(x)))
-		case decode.X87Fcos:
-			r.stSet(0, fromF(math.Cos(x)))
-		case decode.X87Fsincos:
-			s, c := math.Sincos(x)
-			r.stSet(0, fromF(s))
-			r.x87Push(fromF(c))
-		default:
-			r.stSet(0, fromF(math.Tan(x)))
-			r.x87Push(x87Constant(0, rcNearest))
-		}
-	case decode.X87F2xm1:
-		env.flags |= fpPE
-		r.stSet(0, fromF(math.Expm1(x*math.Ln2)))
-	case decode.X87Fpatan:
-		env.flags |= fpPE
-		r.stSet(1, fromF(math.Atan2(toF(b), x)))
-		r.x87Pop()
-	case decode.X87Fyl2x, decode.X87Fyl2xp1:
-		y := toF(b)
-		var v float64
-		switch {
-		case op == decode.X87Fyl2x && a.cls == clsZero && b.cls != clsZero:
-			env.flags |= fpZE
-			v = math.Inf(1)
-			if !b.neg {
-				v = math.Inf(-1)
-			}
-		case op == decode.X87Fyl2x:
-			if a.neg {
-				env.flags |= fpIE
-				v = math.NaN()
-			} else {
-				v = y * math.Log2(x)
-			}
-		default:
-			v = y * math.Log1p(x) / math.Ln2
-		}
-		if !math.IsNaN(v) {
-			env.flags |= fpPE
-		}
-		r.stSet(1, fromF(v))
-		r.x87Pop()
-	}
-	r.x87Commit(&env)
 }
 
 // ---- FNSTENV / FLDENV / FNSAVE / FRSTOR (32-bit protected-mode format) ----

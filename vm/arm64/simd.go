@@ -1,5 +1,25 @@
 package arm64
 
+// The FP/SIMD unit: Armv8.0 scalar floating point and Advanced SIMD as
+// advertised by HWCAP_FP | HWCAP_ASIMD.
+//
+// Files: simd.go (dispatch, scalar FP, copies, immediates, FP vectors,
+// reciprocal estimates), simdint.go (integer vectors, permutes, tables),
+// simdldst.go (LD1-4/ST1-4, single lanes, LDnR), simdfp.go (FP operations
+// with an exact host fast path), simdsoftfp.go (exact soft-float after the
+// Arm ARM pseudocode: all FPCR rounding modes, FZ, DN, AHP, and the FPSR
+// flags IOC DZC OFC UFC IXC IDC and QC).
+//
+// Not implemented, rejected by the decoder (SIGILL) and not advertised:
+// FP16 arithmetic (FEAT_FP16; conversions to and from half precision are
+// implemented), AES/SHA/SM3/SM4/SHA512/SHA3, PMULL of 64-bit elements,
+// dot products, SQRDMLAH, FCMA, JSCVT, FRINT32/64, BF16, I8MM. Trapping of
+// floating-point exceptions is not implemented (FPCR trap enables are RES0).
+//
+// Testing: simd_oracle_test.go compares random instructions and states
+// against qemu-aarch64 (testdata/simdoracle) and replays stored qemu
+// results (testdata/simd_golden.txt) when qemu is absent.
+
 import (
 	"math/bits"
 

@@ -24,10 +24,10 @@ import (
 )
 
 const (
-	oracleCaseIn  = 928
-	oracleCaseOut = 912
-	oracleScratch = 0x500000 // address of `scratch` in testdata/simdoracle
-	oracleCode    = 0x400000
+	simdOracleCaseIn  = 928
+	simdOracleCaseOut = 912
+	simdOracleScratch = 0x500000 // address of `scratch` in testdata/simdoracle
+	simdOracleCode    = 0x400000
 )
 
 // simdCase is one oracle test case.
@@ -51,7 +51,7 @@ type simdResultState struct {
 }
 
 func (c *simdCase) encode() []byte {
-	b := make([]byte, oracleCaseIn)
+	b := make([]byte, simdOracleCaseIn)
 	for i := 0; i < 32; i++ {
 		binary.LittleEndian.PutUint64(b[16*i:], c.V[i][0])
 		binary.LittleEndian.PutUint64(b[16*i+8:], c.V[i][1])
@@ -67,7 +67,7 @@ func (c *simdCase) encode() []byte {
 	return b
 }
 
-func decodeResult(b []byte) simdResultState {
+func simdDecodeResult(b []byte) simdResultState {
 	var s simdResultState
 	for i := 0; i < 32; i++ {
 		s.V[i][0] = binary.LittleEndian.Uint64(b[16*i:])
@@ -82,9 +82,9 @@ func decodeResult(b []byte) simdResultState {
 	return s
 }
 
-// runOracle runs the cases under qemu. A case that kills the oracle
+// simdRunOracle runs the cases under qemu. A case that kills the oracle
 // (SIGILL…) gets ok = false; the remaining cases are run in a new process.
-func runOracle(t *testing.T, qemu string, cases []simdCase) (res []simdResultState, ok []bool) {
+func simdRunOracle(t *testing.T, qemu string, cases []simdCase) (res []simdResultState, ok []bool) {
 	t.Helper()
 	res = make([]simdResultState, len(cases))
 	ok = make([]bool, len(cases))
@@ -99,9 +99,9 @@ func runOracle(t *testing.T, qemu string, cases []simdCase) (res []simdResultSta
 		cmd.Stdout = &out
 		err := cmd.Run()
 		b := out.Bytes()
-		n := len(b) / oracleCaseOut
+		n := len(b) / simdOracleCaseOut
 		for i := 0; i < n; i++ {
-			res[start+i] = decodeResult(b[i*oracleCaseOut:])
+			res[start+i] = simdDecodeResult(b[i*simdOracleCaseOut:])
 			ok[start+i] = true
 		}
 		start += n
@@ -110,7 +110,7 @@ func runOracle(t *testing.T, qemu string, cases []simdCase) (res []simdResultSta
 		}
 		if err != nil {
 			if start < len(cases) {
-				t.Logf("oracle died on case %d (%08x %s): %v", start, cases[start].Insn, decode.DisasmA64(cases[start].Insn, oracleCode), err)
+				t.Logf("oracle died on case %d (%08x %s): %v", start, cases[start].Insn, decode.DisasmA64(cases[start].Insn, simdOracleCode), err)
 			}
 			start++ // skip the case that killed it
 		}
@@ -118,13 +118,13 @@ func runOracle(t *testing.T, qemu string, cases []simdCase) (res []simdResultSta
 	return res, ok
 }
 
-// runUVM executes one case in uvm.
-func runUVM(t *testing.T, c *simdCase) (simdResultState, vm.Exit) {
+// simdRunUVM executes one case in uvm.
+func simdRunUVM(t *testing.T, c *simdCase) (simdResultState, vm.Exit) {
 	t.Helper()
 	mm := vm.NewMM()
 	for _, v := range []vm.VMA{
-		{Start: oracleCode, End: oracleCode + vm.PageSize, Prot: vm.ProtRead | vm.ProtExec},
-		{Start: oracleScratch, End: oracleScratch + vm.PageSize, Prot: vm.ProtRead | vm.ProtWrite},
+		{Start: simdOracleCode, End: simdOracleCode + vm.PageSize, Prot: vm.ProtRead | vm.ProtExec},
+		{Start: simdOracleScratch, End: simdOracleScratch + vm.PageSize, Prot: vm.ProtRead | vm.ProtWrite},
 	} {
 		if err := mm.Map(v); err != nil {
 			t.Fatal(err)
@@ -133,10 +133,10 @@ func runUVM(t *testing.T, c *simdCase) (simdResultState, vm.Exit) {
 	var code [8]byte
 	binary.LittleEndian.PutUint32(code[0:], c.Insn)
 	binary.LittleEndian.PutUint32(code[4:], 0xd4200000) // BRK #0
-	if err := mm.Poke(code[:], oracleCode); err != nil {
+	if err := mm.Poke(code[:], simdOracleCode); err != nil {
 		t.Fatal(err)
 	}
-	if err := mm.Poke(c.Mem[:], oracleScratch); err != nil {
+	if err := mm.Poke(c.Mem[:], simdOracleScratch); err != nil {
 		t.Fatal(err)
 	}
 	cpu := NewCPU(mm)
@@ -146,7 +146,7 @@ func runUVM(t *testing.T, c *simdCase) (simdResultState, vm.Exit) {
 	r.FPCR = uint32(c.FPCR)
 	r.FPSR = uint32(c.FPSR)
 	r.NZCV = c.NZCV
-	r.PC = oracleCode
+	r.PC = simdOracleCode
 	r.SP = 0x7f0000
 	e := cpu.Run(1000)
 	var s simdResultState
@@ -154,15 +154,15 @@ func runUVM(t *testing.T, c *simdCase) (simdResultState, vm.Exit) {
 	copy(s.X[:], r.X[:16])
 	s.FPSR = uint64(r.FPSR)
 	s.NZCV = r.NZCV
-	if err := mm.Peek(s.Mem[:], oracleScratch); err != nil {
+	if err := mm.Peek(s.Mem[:], simdOracleScratch); err != nil {
 		t.Fatal(err)
 	}
 	return s, e
 }
 
-// usesGP reports whether the op reads or writes general registers through
+// simdUsesGP reports whether the op reads or writes general registers through
 // its register fields (those are limited to x0..x15 in the oracle).
-func usesGP(op decode.A64Op) bool {
+func simdUsesGP(op decode.A64Op) bool {
 	switch op {
 	case decode.A64FCVTI, decode.A64ICVTF, decode.A64FMOVTOGP, decode.A64FMOVFROMGP,
 		decode.A64VDUPG, decode.A64VINSG, decode.A64VUMOV, decode.A64VSMOV,
@@ -172,13 +172,13 @@ func usesGP(op decode.A64Op) bool {
 	return false
 }
 
-func isMemOp(op decode.A64Op) bool {
+func simdIsMemOp(op decode.A64Op) bool {
 	return op == decode.A64VLDST || op == decode.A64VLDSTL || op == decode.A64VLDR
 }
 
 // interesting FP bit patterns
 var (
-	f64Specials = []uint64{
+	simdF64Specials = []uint64{
 		0, 1 << 63, math.Float64bits(1), math.Float64bits(-1), math.Float64bits(0.5), math.Float64bits(1.5),
 		math.Float64bits(2), math.Float64bits(3), math.Float64bits(-2.5), math.Float64bits(1e300),
 		math.Float64bits(-1e300), math.Float64bits(math.MaxFloat64), 1, 0x000fffffffffffff, 0x8000000000000001,
@@ -189,7 +189,7 @@ var (
 		math.Float64bits(0.1), math.Float64bits(-0.7), math.Float64bits(1e-300), math.Float64bits(123456.75),
 		0x3ff0000000000001, 0x43e0000000000000, 0xc3e0000000000001, 0x41e0000000000000,
 	}
-	f32Specials = []uint32{
+	simdF32Specials = []uint32{
 		0, 1 << 31, math.Float32bits(1), math.Float32bits(-1), math.Float32bits(0.5), math.Float32bits(1.5),
 		math.Float32bits(3), math.Float32bits(-2.5), math.Float32bits(1e30), math.Float32bits(math.MaxFloat32),
 		1, 0x007fffff, 0x80000001, 0x00800000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00001,
@@ -197,22 +197,47 @@ var (
 		math.Float32bits(4294967296), math.Float32bits(0.1), math.Float32bits(-0.7), math.Float32bits(1e-40),
 		math.Float32bits(65504), math.Float32bits(1e-5), math.Float32bits(16777217), 0x3f800001,
 	}
-	f16Specials = []uint16{0, 0x8000, 0x3c00, 0xbc00, 0x7c00, 0xfc00, 0x7e00, 0x7d00, 0x0001, 0x03ff, 0x0400, 0x7bff, 0x3555}
+	simdF16Specials = []uint16{0, 0x8000, 0x3c00, 0xbc00, 0x7c00, 0xfc00, 0x7e00, 0x7d00, 0x0001, 0x03ff, 0x0400, 0x7bff, 0x3555}
 )
 
-func randLane(rng *rand.Rand) uint64 {
+// simdRandExp picks an exponent field near the interesting ranges of a
+// format with the given maximum exponent field: around 1.0, near
+// overflow, near and below the smallest normal.
+func simdRandExp(rng *rand.Rand, max, bias int) uint64 {
+	switch rng.Intn(4) {
+	case 0:
+		return uint64(bias - 4 + rng.Intn(9))
+	case 1:
+		return uint64(max - 1 - rng.Intn(bias/16+2))
+	case 2:
+		return uint64(rng.Intn(bias/16 + 2))
+	}
+	return uint64(1 + rng.Intn(max-1))
+}
+
+func simdRandLane(rng *rand.Rand) uint64 {
+	switch rng.Intn(13) {
+	case 10, 11: // structured double
+		return uint64(rng.Intn(2))<<63 | simdRandExp(rng, 2047, 1023)<<52 | rng.Uint64()>>(12+uint(rng.Intn(3))*20)
+	case 12: // two structured singles
+		var v uint64
+		for i := 0; i < 2; i++ {
+			v |= (uint64(rng.Intn(2))<<31 | simdRandExp(rng, 255, 127)<<23 | uint64(rng.Uint32())>>(9+uint(rng.Intn(3))*8)) << (32 * i)
+		}
+		return v
+	}
 	switch rng.Intn(10) {
 	case 0, 1, 2, 3:
 		return rng.Uint64()
 	case 4, 5, 6:
-		return f64Specials[rng.Intn(len(f64Specials))]
+		return simdF64Specials[rng.Intn(len(simdF64Specials))]
 	case 7, 8:
-		return uint64(f32Specials[rng.Intn(len(f32Specials))]) | uint64(f32Specials[rng.Intn(len(f32Specials))])<<32
+		return uint64(simdF32Specials[rng.Intn(len(simdF32Specials))]) | uint64(simdF32Specials[rng.Intn(len(simdF32Specials))])<<32
 	default:
 		var v uint64
 		for i := 0; i < 4; i++ {
 			if rng.Intn(2) == 0 {
-				v |= uint64(f16Specials[rng.Intn(len(f16Specials))]) << (16 * i)
+				v |= uint64(simdF16Specials[rng.Intn(len(simdF16Specials))]) << (16 * i)
 			} else {
 				v |= uint64(rng.Intn(256)) << (16 * i)
 			}
@@ -241,7 +266,7 @@ func simdWordPool(rng *rand.Rand) [][]uint32 {
 		if in.Op < decode.A64SIMDBase {
 			continue
 		}
-		if usesGP(in.Op) {
+		if simdUsesGP(in.Op) {
 			w &^= 1<<4 | 1<<9 | 1<<20
 			if in = decode.DecodeA64(w); in.Op < decode.A64SIMDBase {
 				continue
@@ -259,6 +284,14 @@ func simdWordPool(rng *rand.Rand) [][]uint32 {
 // with ops chosen uniformly, half with the distribution of random words.
 func genSIMDCases(rng *rand.Rand, n int) []simdCase {
 	pool := simdWordPool(rng)
+	if only := os.Getenv("UVM_SIMD_OPS"); only != "" {
+		// development knob: restrict to ops with these mnemonics
+		for k := range pool {
+			if !strings.Contains(","+only+",", ","+decode.A64SIMDOpName(decode.A64SIMDBase+decode.A64Op(k))+",") {
+				pool[k] = nil
+			}
+		}
+	}
 	var ops []int
 	for k, p := range pool {
 		if len(p) > 0 {
@@ -280,7 +313,14 @@ func genSIMDCases(rng *rand.Rand, n int) []simdCase {
 				}
 			}
 		}
-		cases = append(cases, makeSIMDCase(w, rng.Int63()))
+		c := makeSIMDCase(w, rng.Int63())
+		if f := os.Getenv("UVM_SIMD_FPCR"); f != "" {
+			// development knob: force FPCR bits
+			var v uint64
+			fmt.Sscanf(f, "%x", &v)
+			c.FPCR |= v
+		}
+		cases = append(cases, c)
 	}
 	return cases
 }
@@ -292,7 +332,7 @@ func makeSIMDCase(w uint32, seed int64) simdCase {
 	in := decode.DecodeA64(w)
 	c := simdCase{Insn: w}
 	for i := range c.V {
-		c.V[i] = [2]uint64{randLane(rng), randLane(rng)}
+		c.V[i] = [2]uint64{simdRandLane(rng), simdRandLane(rng)}
 	}
 	for i := range c.X {
 		switch rng.Intn(4) {
@@ -301,12 +341,12 @@ func makeSIMDCase(w uint32, seed int64) simdCase {
 		case 1:
 			c.X[i] = uint64(rng.Intn(200) - 100)
 		case 2:
-			c.X[i] = f64Specials[rng.Intn(len(f64Specials))]
+			c.X[i] = simdF64Specials[rng.Intn(len(simdF64Specials))]
 		default:
-			c.X[i] = uint64(f32Specials[rng.Intn(len(f32Specials))])
+			c.X[i] = uint64(simdF32Specials[rng.Intn(len(simdF32Specials))])
 		}
-		if isMemOp(in.Op) {
-			c.X[i] = oracleScratch + uint64(rng.Intn(96))
+		if simdIsMemOp(in.Op) {
+			c.X[i] = simdOracleScratch + uint64(rng.Intn(96))
 		}
 	}
 	rng.Read(c.Mem[:])
@@ -317,6 +357,9 @@ func makeSIMDCase(w uint32, seed int64) simdCase {
 		}
 		if rng.Intn(2) == 0 {
 			c.FPCR |= 1 << 25 // DN
+		}
+		if rng.Intn(4) == 0 {
+			c.FPCR |= 1 << 26 // AHP
 		}
 	}
 	switch rng.Intn(3) {
@@ -335,9 +378,9 @@ func makeSIMDCase(w uint32, seed int64) simdCase {
 	return c
 }
 
-const oracleFPSRMask = 0x0800009f
+const simdOracleFPSRMask = 0x0800009f
 
-func diffState(c *simdCase, want, got *simdResultState) string {
+func simdDiffState(c *simdCase, want, got *simdResultState) string {
 	var b strings.Builder
 	for i := 0; i < 32; i++ {
 		if want.V[i] != got.V[i] {
@@ -350,8 +393,8 @@ func diffState(c *simdCase, want, got *simdResultState) string {
 			fmt.Fprintf(&b, "  x%d: in %x want %x got %x\n", i, c.X[i], want.X[i], got.X[i])
 		}
 	}
-	if want.FPSR&oracleFPSRMask != got.FPSR&oracleFPSRMask {
-		fmt.Fprintf(&b, "  fpsr: in %x want %x got %x (fpcr %x)\n", c.FPSR, want.FPSR&oracleFPSRMask, got.FPSR&oracleFPSRMask, c.FPCR)
+	if want.FPSR&simdOracleFPSRMask != got.FPSR&simdOracleFPSRMask {
+		fmt.Fprintf(&b, "  fpsr: in %x want %x got %x (fpcr %x)\n", c.FPSR, want.FPSR&simdOracleFPSRMask, got.FPSR&simdOracleFPSRMask, c.FPCR)
 	}
 	if want.NZCV>>28 != got.NZCV>>28 {
 		fmt.Fprintf(&b, "  nzcv: in %x want %x got %x\n", c.NZCV>>28, want.NZCV>>28, got.NZCV>>28)
@@ -362,8 +405,8 @@ func diffState(c *simdCase, want, got *simdResultState) string {
 	return b.String()
 }
 
-// inputsOf describes the source registers of a case for messages.
-func inputsOf(c *simdCase) string {
+// simdInputsOf describes the source registers of a case for messages.
+func simdInputsOf(c *simdCase) string {
 	in := decode.DecodeA64(c.Insn)
 	return fmt.Sprintf("fpcr %x fpsr %x nzcv %x | vn=v%d %016x_%016x vm=v%d %016x_%016x vd %016x_%016x va %016x",
 		c.FPCR, c.FPSR, c.NZCV>>28, in.Rn, c.V[in.Rn][1], c.V[in.Rn][0], in.Rm, c.V[in.Rm][1], c.V[in.Rm][0],
@@ -378,7 +421,7 @@ func TestSIMDAgainstQEMU(t *testing.T) {
 	if _, err := os.Stat("testdata/simdoracle"); err != nil {
 		t.Skip("testdata/simdoracle missing (run testdata/build-simdoracle.sh)")
 	}
-	n := 20000
+	n := 8000
 	if testing.Short() {
 		n = 2000
 	}
@@ -392,7 +435,7 @@ func TestSIMDAgainstQEMU(t *testing.T) {
 	rng := rand.New(rand.NewSource(seed))
 	cases := genSIMDCases(rng, n)
 	t0 := time.Now()
-	want, ok := runOracle(t, qemu, cases)
+	want, ok := simdRunOracle(t, qemu, cases)
 	t.Logf("oracle: %d cases in %v", len(cases), time.Since(t0))
 	t0 = time.Now()
 	defer func() { t.Logf("uvm: %v", time.Since(t0)) }()
@@ -413,13 +456,13 @@ func TestSIMDAgainstQEMU(t *testing.T) {
 		if want[i].V != cases[i].V {
 			changed++
 		}
-		got, e := runUVM(t, &cases[i])
+		got, e := simdRunUVM(t, &cases[i])
 		c := &cases[i]
 		if e.Reason != vm.ExitBreakpoint {
-			t.Errorf("%08x %s: uvm exit %v (%s)", c.Insn, decode.DisasmA64(c.Insn, oracleCode), e.Reason, e.Why)
+			t.Errorf("%08x %s: uvm exit %v (%s)", c.Insn, decode.DisasmA64(c.Insn, simdOracleCode), e.Reason, e.Why)
 			bad++
-		} else if d := diffState(c, &want[i], &got); d != "" {
-			t.Errorf("%08x %s: %s\n%s", c.Insn, decode.DisasmA64(c.Insn, oracleCode), inputsOf(c), d)
+		} else if d := simdDiffState(c, &want[i], &got); d != "" {
+			t.Errorf("%08x %s: %s\n%s", c.Insn, decode.DisasmA64(c.Insn, simdOracleCode), simdInputsOf(c), d)
 			bad++
 		}
 		if bad >= 30 {
@@ -432,9 +475,9 @@ func TestSIMDAgainstQEMU(t *testing.T) {
 
 const simdGoldenFile = "testdata/simd_golden.txt"
 
-// goldenLine renders a case and the state after it as one line: the word,
+// simdGoldenLine renders a case and the state after it as one line: the word,
 // the input seed, and every output field that differs from the input.
-func goldenLine(c *simdCase, seed int64, s *simdResultState) string {
+func simdGoldenLine(c *simdCase, seed int64, s *simdResultState) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%08x %d", c.Insn, seed)
 	for i := 0; i < 32; i++ {
@@ -447,8 +490,8 @@ func goldenLine(c *simdCase, seed int64, s *simdResultState) string {
 			fmt.Fprintf(&b, " x%d=%x", i, s.X[i])
 		}
 	}
-	if s.FPSR&oracleFPSRMask != c.FPSR {
-		fmt.Fprintf(&b, " fpsr=%x", s.FPSR&oracleFPSRMask)
+	if s.FPSR&simdOracleFPSRMask != c.FPSR {
+		fmt.Fprintf(&b, " fpsr=%x", s.FPSR&simdOracleFPSRMask)
 	}
 	if s.NZCV>>28 != c.NZCV>>28 {
 		fmt.Fprintf(&b, " nzcv=%x", s.NZCV>>28)
@@ -478,12 +521,12 @@ func TestSIMDGolden(t *testing.T) {
 			t.Fatalf("bad line %q", line)
 		}
 		c := makeSIMDCase(w, seed)
-		got, e := runUVM(t, &c)
+		got, e := simdRunUVM(t, &c)
 		if e.Reason != vm.ExitBreakpoint {
-			t.Errorf("%08x %s: uvm exit %v (%s)", w, decode.DisasmA64(w, oracleCode), e.Reason, e.Why)
+			t.Errorf("%08x %s: uvm exit %v (%s)", w, decode.DisasmA64(w, simdOracleCode), e.Reason, e.Why)
 			bad++
-		} else if g := goldenLine(&c, seed, &got); g != line {
-			t.Errorf("%08x %s: %s\n  want %s\n  got  %s", w, decode.DisasmA64(w, oracleCode), inputsOf(&c), line, g)
+		} else if g := simdGoldenLine(&c, seed, &got); g != line {
+			t.Errorf("%08x %s: %s\n  want %s\n  got  %s", w, decode.DisasmA64(w, simdOracleCode), simdInputsOf(&c), line, g)
 			bad++
 		}
 		if bad >= 30 {
@@ -508,11 +551,11 @@ func updateSIMDGolden(t *testing.T) {
 			seeds = append(seeds, seed)
 		}
 	}
-	want, ok := runOracle(t, qemu, cases)
+	want, ok := simdRunOracle(t, qemu, cases)
 	var b strings.Builder
 	for i := range cases {
 		if ok[i] {
-			b.WriteString(goldenLine(&cases[i], seeds[i], &want[i]))
+			b.WriteString(simdGoldenLine(&cases[i], seeds[i], &want[i]))
 			b.WriteByte('\n')
 		}
 	}
@@ -535,20 +578,20 @@ func TestSIMDNoAllocs(t *testing.T) {
 		var seed int64
 		fmt.Sscanf(line, "%x %d", &w, &seed)
 		op := decode.DecodeA64(w).Op
-		if seen[op] || isMemOp(op) {
+		if seen[op] || simdIsMemOp(op) {
 			continue
 		}
 		seen[op] = true
 		c := makeSIMDCase(w, seed)
-		_, _ = runUVM(t, &c)
+		_, _ = simdRunUVM(t, &c)
 		mm := vm.NewMM()
-		if err := mm.Map(vm.VMA{Start: oracleCode, End: oracleCode + vm.PageSize, Prot: vm.ProtRead | vm.ProtExec}); err != nil {
+		if err := mm.Map(vm.VMA{Start: simdOracleCode, End: simdOracleCode + vm.PageSize, Prot: vm.ProtRead | vm.ProtExec}); err != nil {
 			t.Fatal(err)
 		}
 		var code [8]byte
 		binary.LittleEndian.PutUint32(code[0:], w)
 		binary.LittleEndian.PutUint32(code[4:], 0xd4200000)
-		if err := mm.Poke(code[:], oracleCode); err != nil {
+		if err := mm.Poke(code[:], simdOracleCode); err != nil {
 			t.Fatal(err)
 		}
 		cpu := NewCPU(mm)
@@ -556,14 +599,14 @@ func TestSIMDNoAllocs(t *testing.T) {
 		run := func() {
 			r.V = c.V
 			copy(r.X[:], c.X[:])
-			r.FPCR, r.FPSR, r.NZCV, r.PC = uint32(c.FPCR), uint32(c.FPSR), c.NZCV, oracleCode
+			r.FPCR, r.FPSR, r.NZCV, r.PC = uint32(c.FPCR), uint32(c.FPSR), c.NZCV, simdOracleCode
 			if e := cpu.Run(100); e.Reason != vm.ExitBreakpoint {
 				t.Fatalf("%08x: exit %v", w, e.Reason)
 			}
 		}
 		run()
 		if a := testing.AllocsPerRun(3, run); a != 0 {
-			t.Errorf("%08x %s: %v allocations", w, decode.DisasmA64(w, oracleCode), a)
+			t.Errorf("%08x %s: %v allocations", w, decode.DisasmA64(w, simdOracleCode), a)
 		}
 	}
 }

@@ -112,81 +112,81 @@ func BenchmarkSIMDLoop(b *testing.B) {
 // Encodings used by the table tests (operands d0/x0 = result, d1/x1, d2,
 // d3 = inputs).
 const (
-	iFADD    = 0x1e622820 // fadd d0, d1, d2
-	iFSUB    = 0x1e623820 // fsub d0, d1, d2
-	iFMUL    = 0x1e620820 // fmul d0, d1, d2
-	iFDIV    = 0x1e621820 // fdiv d0, d1, d2
-	iFSQRT   = 0x1e61c020 // fsqrt d0, d1
-	iFMADD   = 0x1f420c20 // fmadd d0, d1, d2, d3
-	iFNMUL   = 0x1e628820 // fnmul d0, d1, d2
-	iFCVTZS  = 0x9e780020 // fcvtzs x0, d1
-	iFCVTZU  = 0x9e790020 // fcvtzu x0, d1
-	iFCVTNS  = 0x9e600020 // fcvtns x0, d1
-	iFCVTAS  = 0x9e640020 // fcvtas x0, d1
-	iFCVTMS  = 0x9e700020 // fcvtms x0, d1
-	iFCVTPS  = 0x9e680020 // fcvtps x0, d1
-	iFCVTZSW = 0x1e780020 // fcvtzs w0, d1
-	iSCVTF   = 0x9e620020 // scvtf d0, x1
-	iUCVTF   = 0x9e630020 // ucvtf d0, x1
-	iSCVTFS  = 0x9e220020 // scvtf s0, x1
-	iFCMP    = 0x1e622020 // fcmp d1, d2
-	iFCMPE   = 0x1e622030 // fcmpe d1, d2
-	iFCMP0   = 0x1e602028 // fcmp d1, #0.0
-	iFRINTX  = 0x1e674020 // frintx d0, d1
-	iFRINTA  = 0x1e664020 // frinta d0, d1
-	iFRINTN  = 0x1e644020 // frintn d0, d1
-	iFCVTDS  = 0x1e624020 // fcvt s0, d1
-	iFCVTSD  = 0x1e22c020 // fcvt d0, s1
-	iFMAX    = 0x1e624820 // fmax d0, d1, d2
-	iFMIN    = 0x1e625820 // fmin d0, d1, d2
-	iFMAXNM  = 0x1e626820 // fmaxnm d0, d1, d2
-	iFADDS   = 0x1e222820 // fadd s0, s1, s2
-	iFMADDS  = 0x1f020c20 // fmadd s0, s1, s2, s3
-	iFCVTZS4 = 0x9e58f020 // fcvtzs x0, d1, #4
-	iSCVTF4  = 0x9e42f020 // scvtf d0, x1, #4
-	iFMOVI   = 0x1e7e9000 // fmov d0, #-1.25
-	iFMOVXD  = 0x9e660020 // fmov x0, d1
-	iFMOVDX  = 0x9e670020 // fmov d0, x1
-	iFMOVXV1 = 0x9eae0020 // fmov x0, v1.d[1]
-	iFCCMP   = 0x1e620425 // fccmp d1, d2, #5, eq
-	iFCSEL   = 0x1e62bc20 // fcsel d0, d1, d2, lt
+	siFADD    = 0x1e622820 // fadd d0, d1, d2
+	siFSUB    = 0x1e623820 // fsub d0, d1, d2
+	siFMUL    = 0x1e620820 // fmul d0, d1, d2
+	siFDIV    = 0x1e621820 // fdiv d0, d1, d2
+	siFSQRT   = 0x1e61c020 // fsqrt d0, d1
+	siFMADD   = 0x1f420c20 // fmadd d0, d1, d2, d3
+	siFNMUL   = 0x1e628820 // fnmul d0, d1, d2
+	siFCVTZS  = 0x9e780020 // fcvtzs x0, d1
+	siFCVTZU  = 0x9e790020 // fcvtzu x0, d1
+	siFCVTNS  = 0x9e600020 // fcvtns x0, d1
+	siFCVTAS  = 0x9e640020 // fcvtas x0, d1
+	siFCVTMS  = 0x9e700020 // fcvtms x0, d1
+	siFCVTPS  = 0x9e680020 // fcvtps x0, d1
+	siFCVTZSW = 0x1e780020 // fcvtzs w0, d1
+	siSCVTF   = 0x9e620020 // scvtf d0, x1
+	siUCVTF   = 0x9e630020 // ucvtf d0, x1
+	siSCVTFS  = 0x9e220020 // scvtf s0, x1
+	siFCMP    = 0x1e622020 // fcmp d1, d2
+	siFCMPE   = 0x1e622030 // fcmpe d1, d2
+	siFCMP0   = 0x1e602028 // fcmp d1, #0.0
+	siFRINTX  = 0x1e674020 // frintx d0, d1
+	siFRINTA  = 0x1e664020 // frinta d0, d1
+	siFRINTN  = 0x1e644020 // frintn d0, d1
+	siFCVTDS  = 0x1e624020 // fcvt s0, d1
+	siFCVTSD  = 0x1e22c020 // fcvt d0, s1
+	siFMAX    = 0x1e624820 // fmax d0, d1, d2
+	siFMIN    = 0x1e625820 // fmin d0, d1, d2
+	siFMAXNM  = 0x1e626820 // fmaxnm d0, d1, d2
+	siFADDS   = 0x1e222820 // fadd s0, s1, s2
+	siFMADDS  = 0x1f020c20 // fmadd s0, s1, s2, s3
+	siFCVTZS4 = 0x9e58f020 // fcvtzs x0, d1, #4
+	siSCVTF4  = 0x9e42f020 // scvtf d0, x1, #4
+	siFMOVI   = 0x1e7e9000 // fmov d0, #-1.25
+	siFMOVXD  = 0x9e660020 // fmov x0, d1
+	siFMOVDX  = 0x9e670020 // fmov d0, x1
+	siFMOVXV1 = 0x9eae0020 // fmov x0, v1.d[1]
+	siFCCMP   = 0x1e620425 // fccmp d1, d2, #5, eq
+	siFCSEL   = 0x1e62bc20 // fcsel d0, d1, d2, lt
 )
 
 // FPCR values
 const (
-	rn  = 0
-	rp  = 1 << 22
-	rmi = 2 << 22
-	rz  = 3 << 22
-	fz  = 1 << 24
-	dn  = 1 << 25
+	sRN = 0
+	sRP = 1 << 22
+	sRM = 2 << 22
+	sRZ = 3 << 22
+	sFZ = 1 << 24
+	sDN = 1 << 25
 )
 
 // FPSR flags
 const (
-	ioc = 1 << 0
-	dzc = 1 << 1
-	ofc = 1 << 2
-	ufc = 1 << 3
-	ixc = 1 << 4
-	idc = 1 << 7
+	sIOC = 1 << 0
+	sDZC = 1 << 1
+	sOFC = 1 << 2
+	sUFC = 1 << 3
+	sIXC = 1 << 4
+	sIDC = 1 << 7
 )
 
-func f64(x float64) uint64 { return math.Float64bits(x) }
-func f32(x float32) uint64 { return uint64(math.Float32bits(x)) }
+func sf64(x float64) uint64 { return math.Float64bits(x) }
+func sf32(x float32) uint64 { return uint64(math.Float32bits(x)) }
 
 const (
-	qnan     = 0x7ff8000000000000
-	snan     = 0x7ff0000000000001
-	inf      = 0x7ff0000000000000
-	ninf     = 0xfff0000000000000
-	negz     = 0x8000000000000000
-	minsub   = 0x0000000000000001
-	minnorm  = 0x0010000000000000
-	maxfloat = 0x7fefffffffffffff
+	sQNaN     = 0x7ff8000000000000
+	sSNaN     = 0x7ff0000000000001
+	sInf      = 0x7ff0000000000000
+	sNInf     = 0xfff0000000000000
+	sNegZ     = 0x8000000000000000
+	sMinSub   = 0x0000000000000001
+	sMinNorm  = 0x0010000000000000
+	sMaxFloat = 0x7fefffffffffffff
 )
 
-type fpCase struct {
+type simdFPCase struct {
 	name       string
 	insn       uint32
 	fpcr       uint32
@@ -195,142 +195,142 @@ type fpCase struct {
 	flags      uint32 // FPSR after, starting from 0
 }
 
-var fpCases = []fpCase{
+var simdFPCases = []simdFPCase{
 	// rounding modes: 1 + 2^-60 and 1/3
-	{"add RN", iFADD, rn, f64(1), f64(0x1p-60), 0, f64(1), ixc},
-	{"add RP", iFADD, rp, f64(1), f64(0x1p-60), 0, f64(1) + 1, ixc},
-	{"add RM", iFADD, rmi, f64(1), f64(0x1p-60), 0, f64(1), ixc},
-	{"add RZ neg", iFADD, rz, f64(-1), f64(-0x1p-60), 0, f64(-1), ixc},
-	{"add RM neg", iFADD, rmi, f64(-1), f64(-0x1p-60), 0, f64(-1) + 1, ixc},
-	{"add exact", iFADD, rn, f64(1.5), f64(2.25), 0, f64(3.75), 0},
-	{"div RN", iFDIV, rn, f64(1), f64(3), 0, 0x3fd5555555555555, ixc},
-	{"div RP", iFDIV, rp, f64(1), f64(3), 0, 0x3fd5555555555556, ixc},
-	{"div RZ", iFDIV, rz, f64(1), f64(3), 0, 0x3fd5555555555555, ixc},
-	{"div RM neg", iFDIV, rmi, f64(-1), f64(3), 0, 0xbfd5555555555556, ixc},
+	{"add RN", siFADD, sRN, sf64(1), sf64(0x1p-60), 0, sf64(1), sIXC},
+	{"add RP", siFADD, sRP, sf64(1), sf64(0x1p-60), 0, sf64(1) + 1, sIXC},
+	{"add RM", siFADD, sRM, sf64(1), sf64(0x1p-60), 0, sf64(1), sIXC},
+	{"add RZ neg", siFADD, sRZ, sf64(-1), sf64(-0x1p-60), 0, sf64(-1), sIXC},
+	{"add RM neg", siFADD, sRM, sf64(-1), sf64(-0x1p-60), 0, sf64(-1) + 1, sIXC},
+	{"add exact", siFADD, sRN, sf64(1.5), sf64(2.25), 0, sf64(3.75), 0},
+	{"div RN", siFDIV, sRN, sf64(1), sf64(3), 0, 0x3fd5555555555555, sIXC},
+	{"div RP", siFDIV, sRP, sf64(1), sf64(3), 0, 0x3fd5555555555556, sIXC},
+	{"div RZ", siFDIV, sRZ, sf64(1), sf64(3), 0, 0x3fd5555555555555, sIXC},
+	{"div RM neg", siFDIV, sRM, sf64(-1), sf64(3), 0, 0xbfd5555555555556, sIXC},
 	// x - x is +0, except -0 when rounding towards -Inf
-	{"sub zero", iFSUB, rn, f64(5), f64(5), 0, 0, 0},
-	{"sub zero RM", iFSUB, rmi, f64(5), f64(5), 0, negz, 0},
+	{"sub zero", siFSUB, sRN, sf64(5), sf64(5), 0, 0, 0},
+	{"sub zero RM", siFSUB, sRM, sf64(5), sf64(5), 0, sNegZ, 0},
 	// exceptions
-	{"div by zero", iFDIV, rn, f64(1), 0, 0, inf, dzc},
-	{"div -1/0", iFDIV, rn, f64(-1), 0, 0, ninf, dzc},
-	{"0/0", iFDIV, rn, 0, 0, 0, qnan, ioc},
-	{"inf-inf", iFSUB, rn, inf, inf, 0, qnan, ioc},
-	{"0*inf", iFMUL, rn, 0, inf, 0, qnan, ioc},
-	{"sqrt -1", iFSQRT, rn, f64(-1), 0, 0, qnan, ioc},
-	{"sqrt 2", iFSQRT, rn, f64(2), 0, 0, f64(math.Sqrt2), ixc},
-	{"sqrt 2 RM", iFSQRT, rmi, f64(2), 0, 0, f64(math.Sqrt2) - 1, ixc}, // Sqrt2 is above the true root
-	{"sqrt 4", iFSQRT, rn, f64(4), 0, 0, f64(2), 0},
-	{"sqrt -0", iFSQRT, rn, negz, 0, 0, negz, 0},
-	{"overflow", iFMUL, rn, maxfloat, f64(2), 0, inf, ofc | ixc},
-	{"overflow RZ", iFMUL, rz, maxfloat, f64(2), 0, maxfloat, ofc | ixc},
-	{"overflow RM", iFMUL, rmi, maxfloat, f64(2), 0, maxfloat, ofc | ixc},
-	{"overflow RM neg", iFMUL, rmi, maxfloat, f64(-2), 0, ninf, ofc | ixc},
-	{"underflow to 0", iFMUL, rn, f64(1e-200), f64(1e-200), 0, 0, ufc | ixc},
-	{"underflow RP", iFMUL, rp, f64(1e-200), f64(1e-200), 0, minsub, ufc | ixc},
-	{"exact subnormal", iFMUL, rn, minnorm, f64(0.5), 0, minnorm >> 1, 0},
-	{"inexact subnormal", iFMUL, rn, minnorm + 1, f64(0.5), 0, minnorm >> 1, ufc | ixc},
+	{"div by zero", siFDIV, sRN, sf64(1), 0, 0, sInf, sDZC},
+	{"div -1/0", siFDIV, sRN, sf64(-1), 0, 0, sNInf, sDZC},
+	{"0/0", siFDIV, sRN, 0, 0, 0, sQNaN, sIOC},
+	{"sInf-sInf", siFSUB, sRN, sInf, sInf, 0, sQNaN, sIOC},
+	{"0*sInf", siFMUL, sRN, 0, sInf, 0, sQNaN, sIOC},
+	{"sqrt -1", siFSQRT, sRN, sf64(-1), 0, 0, sQNaN, sIOC},
+	{"sqrt 2", siFSQRT, sRN, sf64(2), 0, 0, sf64(math.Sqrt2), sIXC},
+	{"sqrt 2 RM", siFSQRT, sRM, sf64(2), 0, 0, sf64(math.Sqrt2) - 1, sIXC}, // Sqrt2 is above the true root
+	{"sqrt 4", siFSQRT, sRN, sf64(4), 0, 0, sf64(2), 0},
+	{"sqrt -0", siFSQRT, sRN, sNegZ, 0, 0, sNegZ, 0},
+	{"overflow", siFMUL, sRN, sMaxFloat, sf64(2), 0, sInf, sOFC | sIXC},
+	{"overflow RZ", siFMUL, sRZ, sMaxFloat, sf64(2), 0, sMaxFloat, sOFC | sIXC},
+	{"overflow RM", siFMUL, sRM, sMaxFloat, sf64(2), 0, sMaxFloat, sOFC | sIXC},
+	{"overflow RM neg", siFMUL, sRM, sMaxFloat, sf64(-2), 0, sNInf, sOFC | sIXC},
+	{"underflow to 0", siFMUL, sRN, sf64(1e-200), sf64(1e-200), 0, 0, sUFC | sIXC},
+	{"underflow RP", siFMUL, sRP, sf64(1e-200), sf64(1e-200), 0, sMinSub, sUFC | sIXC},
+	{"exact subnormal", siFMUL, sRN, sMinNorm, sf64(0.5), 0, sMinNorm >> 1, 0},
+	{"inexact subnormal", siFMUL, sRN, sMinNorm + 1, sf64(0.5), 0, sMinNorm >> 1, sUFC | sIXC},
 	// tiny before rounding: rounds up to the smallest normal, still UFC
-	{"round up to min normal", iFMUL, rn, minnorm - 1, f64(1 + 0x1p-52), 0, minnorm, ufc | ixc},
+	{"round up to min normal", siFMUL, sRN, sMinNorm - 1, sf64(1 + 0x1p-52), 0, sMinNorm, sUFC | sIXC},
 	// NaN propagation
-	{"qnan + 1", iFADD, rn, qnan | 5, f64(1), 0, qnan | 5, 0},
-	{"1 + snan", iFADD, rn, f64(1), snan, 0, qnan | 1, ioc},
-	{"qnan + snan", iFADD, rn, qnan | 7, snan, 0, qnan | 1, ioc},
-	{"snan DN", iFADD, dn, snan, f64(1), 0, qnan, ioc},
-	{"qnan DN", iFADD, dn, qnan | 9, f64(1), 0, qnan, 0},
-	{"neg nan fnmul", iFNMUL, rn, qnan | 3, f64(1), 0, (qnan | 3) ^ negz, 0},
+	{"sQNaN + 1", siFADD, sRN, sQNaN | 5, sf64(1), 0, sQNaN | 5, 0},
+	{"1 + sSNaN", siFADD, sRN, sf64(1), sSNaN, 0, sQNaN | 1, sIOC},
+	{"sQNaN + sSNaN", siFADD, sRN, sQNaN | 7, sSNaN, 0, sQNaN | 1, sIOC},
+	{"sSNaN DN", siFADD, sDN, sSNaN, sf64(1), 0, sQNaN, sIOC},
+	{"sQNaN DN", siFADD, sDN, sQNaN | 9, sf64(1), 0, sQNaN, 0},
+	{"neg nan fnmul", siFNMUL, sRN, sQNaN | 3, sf64(1), 0, (sQNaN | 3) ^ sNegZ, 0},
 	// flush to zero
-	{"FZ input", iFADD, fz, minsub, f64(1), 0, f64(1), idc},
-	{"FZ output", iFMUL, fz, minnorm, f64(0.5), 0, 0, ufc},
-	{"FZ off subnormal", iFADD, rn, minsub, minsub, 0, 2, 0},
+	{"FZ input", siFADD, sFZ, sMinSub, sf64(1), 0, sf64(1), sIDC},
+	{"FZ output", siFMUL, sFZ, sMinNorm, sf64(0.5), 0, 0, sUFC},
+	{"FZ off subnormal", siFADD, sRN, sMinSub, sMinSub, 0, 2, 0},
 	// fused multiply-add: (1+2^-30)(1-2^-30) - 1 = -2^-60 exactly
-	{"fmadd fused", iFMADD, rn, f64(1 + 0x1p-30), f64(1 - 0x1p-30), f64(-1), f64(-0x1p-60), 0},
-	{"fmadd inexact", iFMADD, rn, f64(0.1), f64(10), f64(-1), f64(5.551115123125783e-17), 0},
-	{"fmadd 0*inf+qnan", iFMADD, rn, 0, inf, qnan | 1, qnan, ioc},
-	{"fmadd inf-inf", iFMADD, rn, f64(1), inf, ninf, qnan, ioc},
+	{"fmadd fused", siFMADD, sRN, sf64(1 + 0x1p-30), sf64(1 - 0x1p-30), sf64(-1), sf64(-0x1p-60), 0},
+	{"fmadd inexact", siFMADD, sRN, sf64(0.1), sf64(10), sf64(-1), sf64(5.551115123125783e-17), 0},
+	{"fmadd 0*sInf+sQNaN", siFMADD, sRN, 0, sInf, sQNaN | 1, sQNaN, sIOC},
+	{"fmadd sInf-sInf", siFMADD, sRN, sf64(1), sInf, sNInf, sQNaN, sIOC},
 	// conversions to integer
-	{"fcvtzs 1e20", iFCVTZS, rn, f64(1e20), 0, 0, math.MaxInt64, ioc},
-	{"fcvtzs -1e20", iFCVTZS, rn, f64(-1e20), 0, 0, 1 << 63, ioc},
-	{"fcvtzs nan", iFCVTZS, rn, qnan, 0, 0, 0, ioc},
-	{"fcvtzs -1.5", iFCVTZS, rn, f64(-1.5), 0, 0, uint64(1<<64 - 1), ixc},
-	{"fcvtzs -2^63", iFCVTZS, rn, f64(-0x1p63), 0, 0, 1 << 63, 0},
-	{"fcvtzs w 3e9", iFCVTZSW, rn, f64(3e9), 0, 0, math.MaxInt32, ioc},
-	{"fcvtzs w -7.9", iFCVTZSW, rn, f64(-7.9), 0, 0, uint64(uint32(0xfffffff9)), ixc},
-	{"fcvtzu -1", iFCVTZU, rn, f64(-1), 0, 0, 0, ioc},
-	{"fcvtzu -0.5", iFCVTZU, rn, f64(-0.5), 0, 0, 0, ixc},
-	{"fcvtzu 2^64", iFCVTZU, rn, f64(0x1p64), 0, 0, math.MaxUint64, ioc},
-	{"fcvtzu 2^63", iFCVTZU, rn, f64(0x1p63), 0, 0, 1 << 63, 0},
-	{"fcvtns 2.5", iFCVTNS, rn, f64(2.5), 0, 0, 2, ixc},
-	{"fcvtns 3.5", iFCVTNS, rn, f64(3.5), 0, 0, 4, ixc},
-	{"fcvtas 2.5", iFCVTAS, rn, f64(2.5), 0, 0, 3, ixc},
-	{"fcvtas -2.5", iFCVTAS, rn, f64(-2.5), 0, 0, uint64(1<<64 - 3), ixc},
-	{"fcvtms -2.5", iFCVTMS, rn, f64(-2.5), 0, 0, uint64(1<<64 - 3), ixc},
-	{"fcvtps -2.5", iFCVTPS, rn, f64(-2.5), 0, 0, uint64(1<<64 - 2), ixc},
-	{"fcvtps 2.1", iFCVTPS, rn, f64(2.1), 0, 0, 3, ixc},
-	{"fcvtzs fixed", iFCVTZS4, rn, f64(1.5), 0, 0, 24, 0},
+	{"fcvtzs 1e20", siFCVTZS, sRN, sf64(1e20), 0, 0, math.MaxInt64, sIOC},
+	{"fcvtzs -1e20", siFCVTZS, sRN, sf64(-1e20), 0, 0, 1 << 63, sIOC},
+	{"fcvtzs nan", siFCVTZS, sRN, sQNaN, 0, 0, 0, sIOC},
+	{"fcvtzs -1.5", siFCVTZS, sRN, sf64(-1.5), 0, 0, uint64(1<<64 - 1), sIXC},
+	{"fcvtzs -2^63", siFCVTZS, sRN, sf64(-0x1p63), 0, 0, 1 << 63, 0},
+	{"fcvtzs w 3e9", siFCVTZSW, sRN, sf64(3e9), 0, 0, math.MaxInt32, sIOC},
+	{"fcvtzs w -7.9", siFCVTZSW, sRN, sf64(-7.9), 0, 0, uint64(uint32(0xfffffff9)), sIXC},
+	{"fcvtzu -1", siFCVTZU, sRN, sf64(-1), 0, 0, 0, sIOC},
+	{"fcvtzu -0.5", siFCVTZU, sRN, sf64(-0.5), 0, 0, 0, sIXC},
+	{"fcvtzu 2^64", siFCVTZU, sRN, sf64(0x1p64), 0, 0, math.MaxUint64, sIOC},
+	{"fcvtzu 2^63", siFCVTZU, sRN, sf64(0x1p63), 0, 0, 1 << 63, 0},
+	{"fcvtns 2.5", siFCVTNS, sRN, sf64(2.5), 0, 0, 2, sIXC},
+	{"fcvtns 3.5", siFCVTNS, sRN, sf64(3.5), 0, 0, 4, sIXC},
+	{"fcvtas 2.5", siFCVTAS, sRN, sf64(2.5), 0, 0, 3, sIXC},
+	{"fcvtas -2.5", siFCVTAS, sRN, sf64(-2.5), 0, 0, uint64(1<<64 - 3), sIXC},
+	{"fcvtms -2.5", siFCVTMS, sRN, sf64(-2.5), 0, 0, uint64(1<<64 - 3), sIXC},
+	{"fcvtps -2.5", siFCVTPS, sRN, sf64(-2.5), 0, 0, uint64(1<<64 - 2), sIXC},
+	{"fcvtps 2.1", siFCVTPS, sRN, sf64(2.1), 0, 0, 3, sIXC},
+	{"fcvtzs fixed", siFCVTZS4, sRN, sf64(1.5), 0, 0, 24, 0},
 	// conversions from integer
-	{"scvtf -3", iSCVTF, rn, uint64(1<<64 - 3), 0, 0, f64(-3), 0},
-	{"scvtf 2^53+1", iSCVTF, rn, 1<<53 + 1, 0, 0, f64(0x1p53), ixc},
-	{"scvtf 2^53+1 RP", iSCVTF, rp, 1<<53 + 1, 0, 0, f64(0x1p53) + 1, ixc},
-	{"ucvtf 2^64-1", iUCVTF, rn, math.MaxUint64, 0, 0, f64(0x1p64), ixc},
-	{"ucvtf 2^64-1 RZ", iUCVTF, rz, math.MaxUint64, 0, 0, f64(0x1p64) - 1, ixc},
-	{"scvtf s 2^24+1", iSCVTFS, rn, 1<<24 + 1, 0, 0, f32(0x1p24), ixc},
-	{"scvtf fixed", iSCVTF4, rn, 24, 0, 0, f64(1.5), 0},
+	{"scvtf -3", siSCVTF, sRN, uint64(1<<64 - 3), 0, 0, sf64(-3), 0},
+	{"scvtf 2^53+1", siSCVTF, sRN, 1<<53 + 1, 0, 0, sf64(0x1p53), sIXC},
+	{"scvtf 2^53+1 RP", siSCVTF, sRP, 1<<53 + 1, 0, 0, sf64(0x1p53) + 1, sIXC},
+	{"ucvtf 2^64-1", siUCVTF, sRN, math.MaxUint64, 0, 0, sf64(0x1p64), sIXC},
+	{"ucvtf 2^64-1 RZ", siUCVTF, sRZ, math.MaxUint64, 0, 0, sf64(0x1p64) - 1, sIXC},
+	{"scvtf s 2^24+1", siSCVTFS, sRN, 1<<24 + 1, 0, 0, sf32(0x1p24), sIXC},
+	{"scvtf fixed", siSCVTF4, sRN, 24, 0, 0, sf64(1.5), 0},
 	// compares: nzcv
-	{"fcmp lt", iFCMP, rn, f64(1), f64(2), 0, 0b1000, 0},
-	{"fcmp eq", iFCMP, rn, f64(2), f64(2), 0, 0b0110, 0},
-	{"fcmp gt", iFCMP, rn, f64(3), f64(2), 0, 0b0010, 0},
-	{"fcmp -0 +0", iFCMP, rn, negz, 0, 0, 0b0110, 0},
-	{"fcmp qnan", iFCMP, rn, qnan, f64(2), 0, 0b0011, 0},
-	{"fcmp snan", iFCMP, rn, snan, f64(2), 0, 0b0011, ioc},
-	{"fcmpe qnan", iFCMPE, rn, f64(1), qnan, 0, 0b0011, ioc},
-	{"fcmp #0", iFCMP0, rn, f64(-5), 0, 0, 0b1000, 0},
-	{"fcmp FZ", iFCMP, fz, minsub, 0, 0, 0b0110, idc},
+	{"fcmp lt", siFCMP, sRN, sf64(1), sf64(2), 0, 0b1000, 0},
+	{"fcmp eq", siFCMP, sRN, sf64(2), sf64(2), 0, 0b0110, 0},
+	{"fcmp gt", siFCMP, sRN, sf64(3), sf64(2), 0, 0b0010, 0},
+	{"fcmp -0 +0", siFCMP, sRN, sNegZ, 0, 0, 0b0110, 0},
+	{"fcmp sQNaN", siFCMP, sRN, sQNaN, sf64(2), 0, 0b0011, 0},
+	{"fcmp sSNaN", siFCMP, sRN, sSNaN, sf64(2), 0, 0b0011, sIOC},
+	{"fcmpe sQNaN", siFCMPE, sRN, sf64(1), sQNaN, 0, 0b0011, sIOC},
+	{"fcmp #0", siFCMP0, sRN, sf64(-5), 0, 0, 0b1000, 0},
+	{"fcmp FZ", siFCMP, sFZ, sMinSub, 0, 0, 0b0110, sIDC},
 	// round to integral
-	{"frintx 2.5", iFRINTX, rn, f64(2.5), 0, 0, f64(2), ixc},
-	{"frintx 2.5 RP", iFRINTX, rp, f64(2.5), 0, 0, f64(3), ixc},
-	{"frintx 2", iFRINTX, rn, f64(2), 0, 0, f64(2), 0},
-	{"frinta -2.5", iFRINTA, rn, f64(-2.5), 0, 0, f64(-3), 0},
-	{"frintn -0.5", iFRINTN, rn, f64(-0.5), 0, 0, negz, 0},
-	{"frintn snan", iFRINTN, rn, snan, 0, 0, qnan | 1, ioc},
+	{"frintx 2.5", siFRINTX, sRN, sf64(2.5), 0, 0, sf64(2), sIXC},
+	{"frintx 2.5 RP", siFRINTX, sRP, sf64(2.5), 0, 0, sf64(3), sIXC},
+	{"frintx 2", siFRINTX, sRN, sf64(2), 0, 0, sf64(2), 0},
+	{"frinta -2.5", siFRINTA, sRN, sf64(-2.5), 0, 0, sf64(-3), 0},
+	{"frintn -0.5", siFRINTN, sRN, sf64(-0.5), 0, 0, sNegZ, 0},
+	{"frintn sSNaN", siFRINTN, sRN, sSNaN, 0, 0, sQNaN | 1, sIOC},
 	// precision conversions
-	{"fcvt d->s 1e40", iFCVTDS, rn, f64(1e40), 0, 0, f32(float32(math.Inf(1))), ofc | ixc},
-	{"fcvt d->s 1e-50", iFCVTDS, rn, f64(1e-50), 0, 0, 0, ufc | ixc},
-	{"fcvt d->s 0.1", iFCVTDS, rn, f64(0.1), 0, 0, f32(0.1), ixc},
-	{"fcvt d->s nan payload", iFCVTDS, rn, 0xfff8000020000000, 0, 0, 0xffc00001, 0},
-	{"fcvt s->d snan", iFCVTSD, rn, 0x7f800001, 0, 0, 0x7ff8000020000000, ioc},
+	{"fcvt d->s 1e40", siFCVTDS, sRN, sf64(1e40), 0, 0, sf32(float32(math.Inf(1))), sOFC | sIXC},
+	{"fcvt d->s 1e-50", siFCVTDS, sRN, sf64(1e-50), 0, 0, 0, sUFC | sIXC},
+	{"fcvt d->s 0.1", siFCVTDS, sRN, sf64(0.1), 0, 0, sf32(0.1), sIXC},
+	{"fcvt d->s nan payload", siFCVTDS, sRN, 0xfff8000020000000, 0, 0, 0xffc00001, 0},
+	{"fcvt s->d sSNaN", siFCVTSD, sRN, 0x7f800001, 0, 0, 0x7ff8000020000000, sIOC},
 	// max/min
-	{"fmax +0 -0", iFMAX, rn, 0, negz, 0, 0, 0},
-	{"fmin +0 -0", iFMIN, rn, 0, negz, 0, negz, 0},
-	{"fmax qnan", iFMAX, rn, qnan, f64(1), 0, qnan, 0},
-	{"fmaxnm qnan", iFMAXNM, rn, qnan, f64(1), 0, f64(1), 0},
-	{"fmaxnm snan", iFMAXNM, rn, snan, f64(1), 0, qnan | 1, ioc},
+	{"fmax +0 -0", siFMAX, sRN, 0, sNegZ, 0, 0, 0},
+	{"fmin +0 -0", siFMIN, sRN, 0, sNegZ, 0, sNegZ, 0},
+	{"fmax sQNaN", siFMAX, sRN, sQNaN, sf64(1), 0, sQNaN, 0},
+	{"fmaxnm sQNaN", siFMAXNM, sRN, sQNaN, sf64(1), 0, sf64(1), 0},
+	{"fmaxnm sSNaN", siFMAXNM, sRN, sSNaN, sf64(1), 0, sQNaN | 1, sIOC},
 	// single precision
-	{"fadd s", iFADDS, rn, f32(1), f32(0x1p-30), 0, f32(1), ixc},
-	{"fadd s RP", iFADDS, rp, f32(1), f32(0x1p-30), 0, f32(1) + 1, ixc},
-	{"fmadd s fused", iFMADDS, rn, f32(1 + 0x1p-12), f32(1 - 0x1p-12), f32(-1), f32(-0x1p-24), 0},
+	{"fadd s", siFADDS, sRN, sf32(1), sf32(0x1p-30), 0, sf32(1), sIXC},
+	{"fadd s RP", siFADDS, sRP, sf32(1), sf32(0x1p-30), 0, sf32(1) + 1, sIXC},
+	{"fmadd s fused", siFMADDS, sRN, sf32(1 + 0x1p-12), sf32(1 - 0x1p-12), sf32(-1), sf32(-0x1p-24), 0},
 	// moves
-	{"fmov imm", iFMOVI, rn, 0, 0, 0, f64(-1.25), 0},
-	{"fmov x<-d", iFMOVXD, rn, f64(3.5), 0, 0, f64(3.5), 0},
-	{"fmov d<-x", iFMOVDX, rn, f64(3.5), 0, 0, f64(3.5), 0},
+	{"fmov imm", siFMOVI, sRN, 0, 0, 0, sf64(-1.25), 0},
+	{"fmov x<-d", siFMOVXD, sRN, sf64(3.5), 0, 0, sf64(3.5), 0},
+	{"fmov d<-x", siFMOVDX, sRN, sf64(3.5), 0, 0, sf64(3.5), 0},
 }
 
-// isIntResult reports whether an instruction's result is in x0.
-func isIntResult(insn uint32) bool {
+// simdIntResult reports whether an instruction's result is in x0.
+func simdIntResult(insn uint32) bool {
 	switch insn {
-	case iFCVTZS, iFCVTZU, iFCVTNS, iFCVTAS, iFCVTMS, iFCVTPS, iFCVTZSW, iFCVTZS4, iFMOVXD:
+	case siFCVTZS, siFCVTZU, siFCVTNS, siFCVTAS, siFCVTMS, siFCVTPS, siFCVTZSW, siFCVTZS4, siFMOVXD:
 		return true
 	}
 	return false
 }
 
 func TestSIMDFloatTable(t *testing.T) {
-	for _, tc := range fpCases {
+	for _, tc := range simdFPCases {
 		for _, ixcPreset := range []bool{false, true} {
 			c := simdCPU(t, tc.insn)
 			r := c.Regs()
 			r.FPCR = tc.fpcr
 			if ixcPreset {
-				r.FPSR = ixc // exercises the fast paths that skip the IXC check
+				r.FPSR = sIXC // exercises the fast paths that skip the IXC check
 			}
 			r.V[1] = [2]uint64{tc.d1, 0xdead}
 			r.V[2] = [2]uint64{tc.d2, 0xdead}
@@ -340,9 +340,9 @@ func TestSIMDFloatTable(t *testing.T) {
 			simdRun(t, c)
 			var got uint64
 			switch {
-			case tc.insn == iFCMP || tc.insn == iFCMPE || tc.insn == iFCMP0:
+			case tc.insn == siFCMP || tc.insn == siFCMPE || tc.insn == siFCMP0:
 				got = r.NZCV >> 28
-			case isIntResult(tc.insn):
+			case simdIntResult(tc.insn):
 				got = r.X[0]
 			default:
 				got = r.V[0][0]
@@ -352,7 +352,7 @@ func TestSIMDFloatTable(t *testing.T) {
 			}
 			wantFlags := tc.flags
 			if ixcPreset {
-				wantFlags |= ixc
+				wantFlags |= sIXC
 			}
 			if got != tc.want || r.FPSR != wantFlags {
 				t.Errorf("%s (fpsr preset %v): got %#x fpsr %#x, want %#x fpsr %#x", tc.name, ixcPreset, got, r.FPSR, tc.want, wantFlags)
@@ -363,24 +363,24 @@ func TestSIMDFloatTable(t *testing.T) {
 
 func TestSIMDCondOps(t *testing.T) {
 	// fccmp d1, d2, #5, eq: condition false -> nzcv = 5; true -> compare
-	c := simdCPU(t, iFCCMP)
+	c := simdCPU(t, siFCCMP)
 	r := c.Regs()
-	r.V[1][0], r.V[2][0] = f64(1), f64(2)
+	r.V[1][0], r.V[2][0] = sf64(1), sf64(2)
 	r.NZCV = 0 // Z clear: eq false
 	simdRun(t, c)
 	if r.NZCV>>28 != 5 {
 		t.Errorf("fccmp (false) nzcv = %x", r.NZCV>>28)
 	}
-	c = simdCPU(t, iFCCMP)
+	c = simdCPU(t, siFCCMP)
 	r = c.Regs()
-	r.V[1][0], r.V[2][0] = f64(1), f64(2)
+	r.V[1][0], r.V[2][0] = sf64(1), sf64(2)
 	r.NZCV = 0b0100 << 28
 	simdRun(t, c)
 	if r.NZCV>>28 != 0b1000 {
 		t.Errorf("fccmp (true) nzcv = %x", r.NZCV>>28)
 	}
 	// fcsel d0, d1, d2, lt
-	c = simdCPU(t, iFCSEL)
+	c = simdCPU(t, siFCSEL)
 	r = c.Regs()
 	r.V[1][0], r.V[2][0] = 111, 222
 	r.NZCV = 0b1000 << 28 // N != V: lt
@@ -389,7 +389,7 @@ func TestSIMDCondOps(t *testing.T) {
 		t.Errorf("fcsel lt: %d", r.V[0][0])
 	}
 	// fmov x0, v1.d[1]
-	c = simdCPU(t, iFMOVXV1)
+	c = simdCPU(t, siFMOVXV1)
 	r = c.Regs()
 	r.V[1] = [2]uint64{1, 0x123456789}
 	simdRun(t, c)
@@ -398,8 +398,8 @@ func TestSIMDCondOps(t *testing.T) {
 	}
 }
 
-// bytesVec builds a vector from 16 bytes (byte 0 = lowest).
-func bytesVec(b ...byte) [2]uint64 {
+// simdBytes builds a vector from 16 bytes (byte 0 = lowest).
+func simdBytes(b ...byte) [2]uint64 {
 	var v [2]uint64
 	for i, x := range b {
 		v[i/8] |= uint64(x) << (8 * (i % 8))
@@ -407,12 +407,12 @@ func bytesVec(b ...byte) [2]uint64 {
 	return v
 }
 
-func seqVec(start byte) [2]uint64 {
+func simdSeq(start byte) [2]uint64 {
 	var b [16]byte
 	for i := range b {
 		b[i] = start + byte(i)
 	}
-	return bytesVec(b[:]...)
+	return simdBytes(b[:]...)
 }
 
 func TestSIMDStructureWrap(t *testing.T) {
@@ -459,10 +459,10 @@ func TestSIMDTableWrap(t *testing.T) {
 	// tbl v0.16b, {v30.16b, v31.16b, v0.16b}, v2.16b
 	c := simdCPU(t, 0x4e0243c0)
 	r := c.Regs()
-	r.V[30], r.V[31], r.V[0] = seqVec(0), seqVec(16), seqVec(32)
-	r.V[2] = bytesVec(0, 15, 16, 31, 32, 47, 48, 255, 5, 40, 1, 2, 3, 4, 17, 33)
+	r.V[30], r.V[31], r.V[0] = simdSeq(0), simdSeq(16), simdSeq(32)
+	r.V[2] = simdBytes(0, 15, 16, 31, 32, 47, 48, 255, 5, 40, 1, 2, 3, 4, 17, 33)
 	simdRun(t, c)
-	want := bytesVec(0, 15, 16, 31, 32, 47, 0, 0, 5, 40, 1, 2, 3, 4, 17, 33)
+	want := simdBytes(0, 15, 16, 31, 32, 47, 0, 0, 5, 40, 1, 2, 3, 4, 17, 33)
 	if r.V[0] != want {
 		t.Errorf("tbl = %x, want %x", r.V[0], want)
 	}
@@ -470,11 +470,11 @@ func TestSIMDTableWrap(t *testing.T) {
 	// the upper half of v3 is cleared (64-bit form).
 	c = simdCPU(t, 0x0e051083)
 	r = c.Regs()
-	r.V[3] = bytesVec(9, 9, 9, 9, 9, 9, 9, 9, 7, 7, 7, 7, 7, 7, 7, 7)
-	r.V[4] = seqVec(100)
-	r.V[5] = bytesVec(0, 16, 15, 200, 1, 2, 3, 4)
+	r.V[3] = simdBytes(9, 9, 9, 9, 9, 9, 9, 9, 7, 7, 7, 7, 7, 7, 7, 7)
+	r.V[4] = simdSeq(100)
+	r.V[5] = simdBytes(0, 16, 15, 200, 1, 2, 3, 4)
 	simdRun(t, c)
-	if want := bytesVec(100, 9, 115, 9, 101, 102, 103, 104); r.V[3] != want {
+	if want := simdBytes(100, 9, 115, 9, 101, 102, 103, 104); r.V[3] != want {
 		t.Errorf("tbx = %x, want %x", r.V[3], want)
 	}
 }
@@ -485,12 +485,12 @@ func TestSIMDLoadStoreFaults(t *testing.T) {
 	c := simdCPU(t, 0x4c40a020)
 	r := c.Regs()
 	r.X[1] = 0x610000 - 16
-	r.V[0], r.V[1] = seqVec(1), seqVec(2)
+	r.V[0], r.V[1] = simdSeq(1), simdSeq(2)
 	e := c.Run(100)
 	if e.Reason != vm.ExitFault || e.PC != 0x400000 {
 		t.Fatalf("exit %v at %#x, want fault at 0x400000", e.Reason, e.PC)
 	}
-	if r.V[0] != seqVec(1) || r.V[1] != seqVec(2) {
+	if r.V[0] != simdSeq(1) || r.V[1] != simdSeq(2) {
 		t.Errorf("registers changed by a faulting load")
 	}
 	// st1 {v0.2d, v1.2d}, [x1], x2 crossing into the unmapped page: no
@@ -499,7 +499,7 @@ func TestSIMDLoadStoreFaults(t *testing.T) {
 	r = c.Regs()
 	r.X[1] = 0x610000 - 16
 	r.X[2] = 32
-	r.V[0], r.V[1] = seqVec(1), seqVec(2)
+	r.V[0], r.V[1] = simdSeq(1), simdSeq(2)
 	e = c.Run(100)
 	if e.Reason != vm.ExitFault {
 		t.Fatalf("exit %v, want fault", e.Reason)
@@ -532,7 +532,7 @@ func TestSIMDLoadStoreFaults(t *testing.T) {
 // TestSIMDStringIdioms runs the vector idioms of glibc's strlen/memchr and
 // Go's IndexByte on hand-made data.
 func TestSIMDStringIdioms(t *testing.T) {
-	data := bytesVec('h', 'e', 'l', 'l', 'o', 0, 'x', 0, 1, 2, 3, 4, 5, 6, 7, 0)
+	data := simdBytes('h', 'e', 'l', 'l', 'o', 0, 'x', 0, 1, 2, 3, 4, 5, 6, 7, 0)
 	c := simdCPU(t,
 		0x4e209801, // cmeq v1.16b, v0.16b, #0
 		0x0f0c8421, // shrn v1.8b, v1.8h, #4
@@ -555,7 +555,7 @@ func TestSIMDStringIdioms(t *testing.T) {
 	r = c.Regs()
 	r.V[0] = data
 	simdRun(t, c)
-	if want := bytesVec(0, 0, 0xff, 0xff, 0, 0, 0, 0xff, 0, 0, 0xff, 0xff, 0, 0, 0, 0xff); r.V[1] != want {
+	if want := simdBytes(0, 0, 0xff, 0xff, 0, 0, 0, 0xff, 0, 0, 0xff, 0xff, 0, 0, 0, 0xff); r.V[1] != want {
 		t.Errorf("umaxp = %x, want %x", r.V[1], want)
 	}
 	var sum byte
@@ -573,7 +573,7 @@ func TestSIMDSaturation(t *testing.T) {
 	r := c.Regs()
 	r.V[0] = [2]uint64{0x0100_00ff_0010_ffff, 0x0000_0001_7fff_0080}
 	simdRun(t, c)
-	if want := bytesVec(0xff, 0x10, 0xff, 0xff, 0x80, 0xff, 0x01, 0x00); r.V[1] != want || r.FPSR != fpsrQC {
+	if want := simdBytes(0xff, 0x10, 0xff, 0xff, 0x80, 0xff, 0x01, 0x00); r.V[1] != want || r.FPSR != fpsrQC {
 		t.Errorf("uqxtn = %x fpsr %#x, want %x with QC", r.V[1], r.FPSR, want)
 	}
 	// sqadd v1.4s, v0.4s, v2.4s

@@ -226,12 +226,19 @@ func (r *Regs) fmaxmin(a, b uint64, sz uint8, max, num bool) uint64 {
 
 // fcmp is FPCompare, returning NZCV in bits 3..0.
 func (r *Regs) fcmp(a, b uint64, sz uint8, signal bool) uint64 {
-	if r.FPCR&fpcrFZ == 0 && sz == 3 {
-		x, y := math.Float64frombits(a), math.Float64frombits(b)
+	if r.FPCR&fpcrFZ == 0 {
+		var x, y float64
+		switch sz {
+		case 3:
+			x, y = math.Float64frombits(a), math.Float64frombits(b)
+		case 2:
+			// exact for every non-NaN single
+			x, y = float64(math.Float32frombits(uint32(a))), float64(math.Float32frombits(uint32(b)))
+		}
 		switch {
 		case x < y:
 			return 0b1000
-		case x == y:
+		case x == y && sz != 1:
 			return 0b0110
 		case x > y:
 			return 0b0010

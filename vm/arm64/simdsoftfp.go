@@ -9,7 +9,8 @@ package arm64
 // inputs and outputs) and FPCR.DN (default NaN) are honoured, and the
 // cumulative FPSR flags IOC, DZC, OFC, UFC, IXC and IDC are computed
 // exactly (underflow is detected before rounding, as with FPCR.AH = 0).
-// Floating-point exception trapping is not implemented (FPCR trap enable
+// FPCR.AHP selects the alternative half-precision format for conversions
+// to and from half precision. Floating-point exception trapping is not implemented (FPCR trap enable
 // bits read as written but never trap, as on most Armv8 cores).
 //
 // simdfp.go puts a fast path in front of these functions that uses the
@@ -32,6 +33,7 @@ const (
 
 	fpcrFZ         = 1 << 24
 	fpcrDN         = 1 << 25
+	fpcrAHP        = 1 << 26
 	fpcrRModeShift = 22
 	fpcrRMode      = 3 << fpcrRModeShift
 )
@@ -92,6 +94,9 @@ func fpUnpack(x uint64, sz uint8, fpcr uint32, fl *uint32) fpVal {
 		}
 		return fpVal{cls: fpFinite, sign: sign, exp: 1 - f.bias - int(f.frac), mant: frac}
 	case expMask:
+		if sz == 1 && fpcr&fpcrAHP != 0 {
+			break // alternative half precision: no infinities or NaNs
+		}
 		if frac == 0 {
 			return fpVal{cls: fpInf, sign: sign}
 		}
@@ -184,7 +189,15 @@ func fpRound(sign uint64, exp int, mant uint64, sz uint8, fpcr uint32, rm int, f
 		return fpZeroBits(sign, sz)
 	}
 	emax := f.bias
+	ahp := sz == 1 && fpcr&fpcrAHP != 0
+	if ahp {
+		emax++ // the all-ones exponent holds normal numbers
+	}
 	if e > emax {
+		if ahp {
+			*fl |= fpsrIOC
+			return sign<<15 | 0x7fff
+		}
 		return fpOverflow(sign, sz, rm, fl)
 	}
 	shift := 63 - int(f.frac)
@@ -234,7 +247,13 @@ func fpRound(sign uint64, exp int, mant uint64, sz uint8, fpcr uint32, rm int, f
 		}
 	} else {
 		res = uint64(e+f.bias-1)<<f.frac + kept
-		if res>>f.frac >= uint64(1)<<f.exp-1 {
+		switch {
+		case ahp:
+			if res>>f.frac >= uint64(1)<<f.exp {
+				*fl |= fpsrIOC
+				return sign<<15 | 0x7fff
+			}
+		case res>>f.frac >= uint64(1)<<f.exp-1:
 			return fpOverflow(sign, sz, rm, fl)
 		}
 	}
@@ -728,6 +747,17 @@ func fixedToFPSoft(v uint64, is64, unsigned bool, fbits int, sz uint8, fpcr uint
 // fpConvertSoft is FPConvert from format from to format to.
 func fpConvertSoft(x uint64, from, to uint8, fpcr uint32, rm int, fl *uint32) uint64 {
 	v := fpUnpack(x, from, fpcr, fl)
+	if to == 1 && fpcr&fpcrAHP != 0 {
+		// alternative half precision has no NaN or infinity
+		switch v.cls {
+		case fpQNaN, fpSNaN:
+			*fl |= fpsrIOC
+			return fpZeroBits(v.sign, to)
+		case fpInf:
+			*fl |= fpsrIOC
+			return v.sign<<15 | 0x7fff
+		}
+	}
 	switch v.cls {
 	case fpQNaN, fpSNaN:
 		if v.cls == fpSNaN {
