@@ -16,16 +16,17 @@ import (
 // (ARCHITECTURE.md, "Packages and their direction"). Test files may also
 // import the packages they test.
 var allowed = map[string][]string{
-	"cmd/uvm":  {"tasks", "vm", "uprobes", "signals", "icache", "decode", "vm/arm64", "vm/amd64"},
-	"tasks":    {"uprobes", "signals", "vm", "vm/arm64", "vm/amd64", "icache", "decode"},
-	"uprobes":  {},
-	"signals":  {},
-	"vm/arm64": {"vm", "icache", "decode"},
-	"vm/amd64": {"vm", "icache", "decode"},
-	"vm":       {},
-	"icache":   {"vm", "decode"},
-	"decode":   {},
-	".":        {"tasks", "vm", "uprobes", "signals", "icache", "decode", "vm/arm64", "vm/amd64"},
+	"cmd/uvm":   {"tasks", "vm", "uprobes", "signals", "icache", "decode", "vm/arm64", "vm/amd64", "guestprof"},
+	"tasks":     {"uprobes", "signals", "vm", "vm/arm64", "vm/amd64", "icache", "decode", "guestprof"},
+	"uprobes":   {"decode"},
+	"guestprof": {"vm"},
+	"signals":   {},
+	"vm/arm64":  {"vm", "icache", "decode"},
+	"vm/amd64":  {"vm", "icache", "decode"},
+	"vm":        {},
+	"icache":    {"vm", "decode"},
+	"decode":    {},
+	".":         {"tasks", "vm", "uprobes", "signals", "icache", "decode", "vm/arm64", "vm/amd64", "guestprof"},
 }
 
 func TestImportDirection(t *testing.T) {
@@ -92,6 +93,6 @@ func TestImportDirection(t *testing.T) {
 // allowedTestDep lets tests reach one level further down (a vm test may
 // use an interpreter to run code, for example) but never upward.
 func allowedTestDep(pkg, dep string) bool {
-	order := map[string]int{"decode": 0, "vm": 1, "icache": 2, "vm/arm64": 3, "vm/amd64": 3, "signals": 3, "uprobes": 3, "tasks": 4, "cmd/uvm": 5, ".": 6}
+	order := map[string]int{"decode": 0, "vm": 1, "icache": 2, "vm/arm64": 3, "vm/amd64": 3, "signals": 3, "uprobes": 3, "guestprof": 3, "tasks": 4, "cmd/uvm": 5, ".": 6}
 	return order[dep] <= order[pkg]+1
 }

@@ -921,7 +921,8 @@ func translateX86Int(inst *x86asm.Inst, out *X86, rep uint8, convOK bool) (X86Op
 }
 
 // specializeX86 replaces a generic op by its specialised form when the
-// operands fit (see the X86MovRR … X86Jg constants).
+// operands fit (see the X86MovRR … X86Jg constants). Memory operands of
+// specialised forms never have Flags (no 0x67, no segment base).
 func specializeX86(in *X86) {
 	if in.Op == X86Jcc {
 		in.Op = X86Jo + X86Op(in.Cond)
@@ -931,6 +932,9 @@ func specializeX86(in *X86) {
 		return
 	}
 	d, s := &in.Args[0], &in.Args[1]
+	if d.Flags != 0 || s.Flags != 0 {
+		return // 0x67 or FS/GS: the generic op computes those addresses
+	}
 	dReg := d.Kind == ArgReg && d.Size == in.Width
 	sReg := s.Kind == ArgReg && s.Size == in.Width
 	switch in.Op {
@@ -948,7 +952,21 @@ func specializeX86(in *X86) {
 			in.Op = X86MovStI
 		}
 	case X86Add, X86Sub, X86Cmp, X86And, X86Or, X86Xor, X86Test:
-		k := map[X86Op]X86Op{X86Add: 0, X86Sub: 1, X86Cmp: 2, X86And: 3, X86Or: 4, X86Xor: 5, X86Test: 6}[in.Op]
+		var k X86Op
+		switch in.Op {
+		case X86Sub:
+			k = 1
+		case X86Cmp:
+			k = 2
+		case X86And:
+			k = 3
+		case X86Or:
+			k = 4
+		case X86Xor:
+			k = 5
+		case X86Test:
+			k = 6
+		}
 		switch {
 		case dReg && sReg:
 			in.Op = X86AddRR + 2*k

@@ -11,6 +11,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime"
+	"runtime/pprof"
 	"strings"
 
 	"uvm/tasks"
@@ -79,6 +81,8 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		traceInsn = fl.String("trace-insn", "", "write the registers before every instruction to FILE, in shared/tools/qemu-trace format")
 		stats     = fl.Bool("stats", false, "print retired instructions, syscalls and unimplemented items at exit (stderr)")
 		argv0     = fl.String("0", "", "argv[0] for the guest (default: PROG)")
+		cpuprof   = fl.String("cpuprofile", "", "write a CPU profile of uvm itself (runtime/pprof) to FILE")
+		memprof   = fl.String("memprofile", "", "write a heap profile of uvm itself to FILE at exit")
 	)
 	fl.Var(&setEnv, "E", "set guest environment variable VAR=VALUE (repeatable)")
 	fl.Var(&unsetEnv, "U", "remove guest environment variable VAR (repeatable)")
@@ -147,6 +151,31 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		bw := newBufWriter(w)
 		defer bw.Flush()
 		opts.TraceInsn = bw
+	}
+	if *cpuprof != "" {
+		f, err := os.Create(*cpuprof)
+		if err != nil {
+			fmt.Fprintf(stderr, "uvm: %v\n", err)
+			return 2
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(stderr, "uvm: %v\n", err)
+			return 2
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if *memprof != "" {
+		defer func() {
+			f, err := os.Create(*memprof)
+			if err != nil {
+				fmt.Fprintf(stderr, "uvm: %v\n", err)
+				return
+			}
+			defer f.Close()
+			runtime.GC()
+			pprof.WriteHeapProfile(f)
+		}()
 	}
 	name := prog
 	if *argv0 != "" {

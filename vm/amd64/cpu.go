@@ -240,14 +240,27 @@ func (c *CPU) eaNoSeg(a *decode.X86Arg) uint64 {
 // base of a segment override). Small enough to be inlined.
 func (c *CPU) addr(a *decode.X86Arg) uint64 {
 	ea := uint64(a.Disp)
-	if a.Reg != decode.NoReg {
-		ea += c.regs.GPR[a.Reg&15]
+	if r := a.Reg; r < 16 {
+		ea += c.regs.GPR[r]
 	}
-	if a.Index != decode.NoReg {
-		ea += c.regs.GPR[a.Index&15] * uint64(a.Scale)
+	if x := a.Index; x < 16 {
+		ea += c.regs.GPR[x] * uint64(a.Scale)
 	}
 	if a.Flags != 0 {
 		ea = c.addrFlags(a, ea)
+	}
+	return ea
+}
+
+// ea0 is addr for operands without flags (no 0x67, no FS/GS): the
+// specialised forms of decode.specializeX86 only have such operands.
+func (c *CPU) ea0(a *decode.X86Arg) uint64 {
+	ea := uint64(a.Disp)
+	if r := a.Reg; r < 16 {
+		ea += c.regs.GPR[r]
+	}
+	if x := a.Index; x < 16 {
+		ea += c.regs.GPR[x] * uint64(a.Scale)
 	}
 	return ea
 }

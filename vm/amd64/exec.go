@@ -93,7 +93,7 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 		case decode.X86MovRI:
 			g[in.Args[0].Reg&15] = uint64(in.Imm)
 		case decode.X86MovLd:
-			a := c.addr(&in.Args[1])
+			a := c.ea0(&in.Args[1])
 			var v uint64
 			var ok bool
 			if in.Width == 8 {
@@ -109,7 +109,7 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 			}
 			g[in.Args[0].Reg&15] = v
 		case decode.X86MovSt, decode.X86MovStI:
-			a := c.addr(&in.Args[0])
+			a := c.ea0(&in.Args[0])
 			v := uint64(in.Imm)
 			if in.Op == decode.X86MovSt {
 				v = g[in.Args[1].Reg&15]
@@ -165,7 +165,7 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 			}
 			c.lop, c.lw, c.lr = lfLogic, in.Width, r
 		case decode.X86AluRM:
-			v, ok := c.load(c.addr(&in.Args[1]), in.Width)
+			v, ok := c.load(c.ea0(&in.Args[1]), in.Width)
 			if !ok {
 				res = xFault
 				goto except
@@ -179,7 +179,7 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 			}
 			c.setAluFlags(op, a, v, r, 0, in.Width)
 		case decode.X86CmpMR, decode.X86CmpMI:
-			a, ok := c.load(c.addr(&in.Args[0]), in.Width)
+			a, ok := c.load(c.ea0(&in.Args[0]), in.Width)
 			if !ok {
 				res = xFault
 				goto except

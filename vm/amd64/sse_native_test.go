@@ -29,13 +29,13 @@ import (
 
 // Template kinds select how the initial state is drawn.
 const (
-	skInt = iota // random bit patterns
-	skF64        // doubles (special values included), random MXCSR mode
-	skF32        // singles
-	skStr        // bytes from a small alphabet with NULs (PCMPxSTRx), RAX/RDX lengths
-	skX87        // extended values in memory, random FCW precision/rounding
-	skCnt        // integer, shift counts in the low qword of XMM1 small
-	skX87T       // x87 transcendentals: [rsi] mostly in (-0.29, 0.29)
+	skInt  = iota // random bit patterns
+	skF64         // doubles (special values included), random MXCSR mode
+	skF32         // singles
+	skStr         // bytes from a small alphabet with NULs (PCMPxSTRx), RAX/RDX lengths
+	skX87         // extended values in memory, random FCW precision/rounding
+	skCnt         // integer, shift counts in the low qword of XMM1 small
+	skX87T        // x87 transcendentals: [rsi] mostly in (-0.29, 0.29)
 )
 
 type sseTemplate struct {

@@ -1,0 +1,3 @@
+module gofp
+
+go 1.26
