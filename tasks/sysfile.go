@@ -172,37 +172,48 @@ func (t *Task) sysRead(fd int32, buf, n uint64, off int64) uint64 {
 	if !ok || f.flags&oACCMODE == oWRONLY {
 		return errRet(EBADF)
 	}
+	if f.kind == kindEventfd {
+		return t.eventfdRead(f, buf, n)
+	}
+	data, e := t.readFile(f, n, off)
+	if e != 0 {
+		return errRet(e)
+	}
+	if t.tg.mm.WriteAt(data, buf) != nil {
+		return errRet(EFAULT)
+	}
+	return uint64(len(data))
+}
+
+// readFile reads up to n bytes from f (at off when off >= 0).
+func (t *Task) readFile(f *openFile, n uint64, off int64) ([]byte, Errno) {
 	if n > 1<<24 {
 		n = 1 << 24
 	}
-	b := make([]byte, n)
 	var got int
 	var err error
+	var b []byte
 	switch f.kind {
 	case kindPipe:
-		data, e := f.pipe.read(t, n, f.flags&oNONBLOCK != 0)
-		if e != 0 {
-			return errRet(e)
+		if off >= 0 {
+			return nil, ESPIPE
 		}
-		if t.tg.mm.WriteAt(data, buf) != nil {
-			return errRet(EFAULT)
-		}
-		return uint64(len(data))
-	case kindEventfd:
-		return t.eventfdRead(f, buf, n)
-	case kindEpoll:
-		return errRet(EINVAL)
+		return f.pipe.read(t, n, f.flags&oNONBLOCK != 0)
+	case kindEpoll, kindEventfd:
+		return nil, EINVAL
 	case kindReader:
 		if off >= 0 {
-			return errRet(ESPIPE)
+			return nil, ESPIPE
 		}
+		b = make([]byte, n)
 		got, err = f.r.Read(b)
 	case kindWriter:
-		return errRet(EBADF)
+		return nil, EBADF
 	default:
 		if fi, serr := f.host.Stat(); serr == nil && fi.IsDir() {
-			return errRet(EISDIR)
+			return nil, EISDIR
 		}
+		b = make([]byte, n)
 		if off >= 0 {
 			got, err = f.host.ReadAt(b, off)
 		} else {
@@ -210,12 +221,46 @@ func (t *Task) sysRead(fd int32, buf, n uint64, off int64) uint64 {
 		}
 	}
 	if err != nil && err != io.EOF && got == 0 {
-		return errRet(errnoOf(err))
+		return nil, errnoOf(err)
 	}
-	if t.tg.mm.WriteAt(b[:got], buf) != nil {
-		return errRet(EFAULT)
+	return b[:got], 0
+}
+
+// sysSendfile copies between descriptors inside the kernel.
+func (t *Task) sysSendfile(outfd, infd int32, offAddr, count uint64) uint64 {
+	in, ok := t.tg.fds.get(infd)
+	out, ok2 := t.tg.fds.get(outfd)
+	if !ok || !ok2 || in.flags&oACCMODE == oWRONLY || out.flags&oACCMODE == oRDONLY && out.kind != kindWriter {
+		return errRet(EBADF)
 	}
-	return uint64(got)
+	off := int64(-1)
+	if offAddr != 0 {
+		v, e := t.getU64(offAddr)
+		if e != 0 {
+			return errRet(e)
+		}
+		off = int64(v)
+	}
+	data, e := t.readFile(in, min(count, 1<<20), off)
+	if e != 0 {
+		return errRet(e)
+	}
+	if len(data) == 0 {
+		return 0
+	}
+	r := t.writeFile(out, data, -1)
+	if int64(r) < 0 {
+		return r
+	}
+	if off >= 0 {
+		if e := t.putU64(offAddr, uint64(off)+r); e != 0 {
+			return errRet(e)
+		}
+	} else if r < uint64(len(data)) && in.kind == kindHost {
+		// Give back what was read but not written.
+		in.host.Seek(int64(r)-int64(len(data)), io.SeekCurrent)
+	}
+	return r
 }
 
 func (t *Task) sysWrite(fd int32, buf, n uint64, off int64) uint64 {

@@ -140,6 +140,7 @@ const (
 	sysPidfdOpen
 	sysRtSigqueueinfo
 	sysRtTgsigqueueinfo
+	sysSendfile
 	sysCount
 )
 
@@ -180,6 +181,7 @@ var sysNames = [sysCount]string{
 	sysSymlinkat: "symlinkat", sysRtSigpending: "rt_sigpending",
 	sysWaitid: "waitid", sysExecveat: "execveat", sysPidfdOpen: "pidfd_open",
 	sysRtSigqueueinfo: "rt_sigqueueinfo", sysRtTgsigqueueinfo: "rt_tgsigqueueinfo",
+	sysSendfile: "sendfile",
 }
 
 func (s sysno) String() string {
@@ -195,7 +197,7 @@ var arm64Sys = map[uint64]sysno{
 	23: sysDup, 24: sysDup3, 25: sysFcntl, 29: sysIoctl, 34: sysMkdirat, 36: sysSymlinkat, 37: sysLinkat, 35: sysUnlinkat,
 	38: sysRenameat, 46: sysFtruncate, 48: sysFaccessat, 49: sysChdir, 50: sysFchdir, 52: sysFchmod,
 	53: sysFchmodat, 56: sysOpenat, 57: sysClose, 59: sysPipe2, 61: sysGetdents64, 62: sysLseek,
-	63: sysRead, 64: sysWrite, 65: sysReadv, 66: sysWritev, 67: sysPread64, 68: sysPwrite64,
+	63: sysRead, 64: sysWrite, 65: sysReadv, 66: sysWritev, 67: sysPread64, 68: sysPwrite64, 71: sysSendfile,
 	72: sysPselect6, 73: sysPpoll, 78: sysReadlinkat, 79: sysNewfstatat, 80: sysFstat, 82: sysFsync,
 	83: sysFdatasync, 93: sysExit, 95: sysWaitid, 94: sysExitGroup, 96: sysSetTidAddress, 98: sysFutex,
 	99: sysSetRobustList, 101: sysNanosleep, 102: sysGetitimer, 103: sysSetitimer,
@@ -221,7 +223,7 @@ var amd64Sys = map[uint64]sysno{
 	18: sysPwrite64, 19: sysReadv, 20: sysWritev, 21: sysAccess, 22: sysPipe, 23: sysSelect,
 	24: sysSchedYield, 25: sysMremap, 26: sysMsync, 27: sysMincore, 28: sysMadvise, 32: sysDup,
 	33: sysDup2, 34: sysPause, 35: sysNanosleep, 36: sysGetitimer, 37: sysAlarm, 38: sysSetitimer,
-	39: sysGetpid, 56: sysClone, 57: sysFork, 58: sysVfork, 59: sysExecve, 60: sysExit,
+	39: sysGetpid, 40: sysSendfile, 56: sysClone, 57: sysFork, 58: sysVfork, 59: sysExecve, 60: sysExit,
 	61: sysWait4, 62: sysKill, 63: sysUname, 72: sysFcntl, 74: sysFsync, 75: sysFdatasync,
 	77: sysFtruncate, 79: sysGetcwd, 80: sysChdir, 81: sysFchdir, 82: sysRename, 83: sysMkdir,
 	84: sysRmdir, 86: sysLink, 87: sysUnlink, 88: sysSymlink, 89: sysReadlink, 90: sysChmod, 91: sysFchmod, 95: sysUmask,

@@ -106,3 +106,62 @@ func TestFXSaveRoundTrip(t *testing.T) {
 		t.Error("reserved MXCSR bits accepted")
 	}
 }
+
+// TestSSEExecNoPanic executes random byte strings from the SSE and x87
+// opcode maps from random register states: execSSE must never panic, and
+// an instruction that does not retire must leave the state unchanged.
+func TestSSEExecNoPanic(t *testing.T) {
+	prefixes := [][]byte{{0x0f}, {0x66, 0x0f}, {0xf2, 0x0f}, {0xf3, 0x0f}, {0x66, 0x0f, 0x38}, {0x66, 0x0f, 0x3a},
+		{0xf2, 0x0f, 0x38}, {0xd8}, {0xd9}, {0xda}, {0xdb}, {0xdc}, {0xdd}, {0xde}, {0xdf}, {0x48, 0x0f}, {0x66, 0x48, 0x0f, 0x3a}}
+	c := newTestCPU(t, []byte{0x90}, false)
+	rng := newXorshift(11)
+	executed := 0
+	n := 40000
+	if testing.Short() {
+		n = 5000
+	}
+	for i := 0; i < n; i++ {
+		p := prefixes[rng.next()%uint64(len(prefixes))]
+		b := make([]byte, 15)
+		copy(b, p)
+		for j := len(p); j < 15; j++ {
+			b[j] = byte(rng.next())
+		}
+		in, err := decode.DecodeX86(b, tCode)
+		if err != nil || in.Op < decode.X86SSEBase {
+			continue
+		}
+		for r := range c.regs.GPR {
+			c.regs.GPR[r] = tData + rng.next()%tDataSize
+			if rng.next()%4 == 0 {
+				c.regs.GPR[r] = rng.next()
+			}
+		}
+		for r := range c.regs.XMM {
+			c.regs.XMM[r] = vec{rng.next(), rng.next()}
+		}
+		c.regs.MXCSR = MXCSRDefault | uint32(rng.next()&0xE07F)
+		c.regs.FCW = uint16(rng.next()&0x0F00) | 0x7F
+		c.regs.FTW = uint8(rng.next())
+		c.regs.FSW = uint16(rng.next() & 0x3800)
+		before := c.regs
+		executed++
+		if res := c.execSSE(&in, tCode); res != sseOK && c.regs != before {
+			t.Fatalf("% x (%s): result %v changed the state", b[:in.Len], decode.DisasmX86(b, tCode), res)
+		}
+	}
+	if executed < n/10 {
+		t.Errorf("only %d of %d random instructions were SSE/x87", executed, n)
+	}
+}
+
+type xorshift uint64
+
+func newXorshift(seed uint64) *xorshift { x := xorshift(seed*0x9E3779B97F4A7C15 | 1); return &x }
+
+func (x *xorshift) next() uint64 {
+	*x ^= *x << 13
+	*x ^= *x >> 7
+	*x ^= *x << 17
+	return uint64(*x)
+}

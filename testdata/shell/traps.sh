@@ -1,0 +1,13 @@
+# traps and signals to the shell itself and to children
+trap 'echo caught USR1' USR1
+trap 'echo caught USR2' USR2
+kill -USR1 $$
+kill -USR2 $$
+sleep 5 &
+pid=$!
+kill $pid
+wait $pid; echo "sleep killed: $?"
+trap - USR1
+sh -c 'trap "echo child trap; exit 9" TERM; kill -TERM $$; sleep 1'; echo "child with trap: $?"
+trap 'echo exiting' EXIT
+echo end
