@@ -28,6 +28,9 @@ type A64Page struct {
 	// Version its CodeVersion at the time (read before decoding).
 	Src     *vm.Page
 	Version uint64
+	// igen is, in strict mode (a64strict.go), the generation of the
+	// I-side view the page was decoded from.
+	igen uint64
 }
 
 // Valid reports whether the page still holds the code it was decoded
@@ -48,6 +51,12 @@ type A64Cache struct {
 	gen atomic.Uint64
 	// Fills counts page decodes (for statistics and tests).
 	Fills atomic.Uint64
+
+	// Strict (non-coherent) I-side state, see a64strict.go. strict is
+	// set before the first fetch; views and pages are then protected
+	// by mu.
+	strict atomic.Bool
+	views  map[uint64]*iview // by virtual page number
 }
 
 // NewA64Cache returns an empty cache.
@@ -77,6 +86,9 @@ func (c *A64Cache) Gen() uint64 { return c.gen.Load() }
 // is; the caller reports it with Access exec. After a fill the caller must
 // call its TLB's Sync (marking a page as code changes the MM generation).
 func (c *A64Cache) Lookup(mm *vm.MM, pc uint64) (*A64Page, *vm.Fault) {
+	if c.strict.Load() {
+		return c.lookupStrict(mm, pc)
+	}
 	vpn := pc >> vm.PageShift
 	c.mu.Lock()
 	p := c.pages[vpn]

@@ -573,8 +573,9 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 	tg.mm, tg.arch, tg.img = mm, a, img
 	tg.mu.Unlock()
 	sh := tg.sighand
+	unshare := tg.proc.vforkDone != nil || sharedSighand(tg)
 	sh.Siglock.Lock()
-	if tg.proc.vforkDone != nil || sharedSighand(tg) {
+	if unshare {
 		tg.sighand = sh.Clone()
 	}
 	tg.sighand.ResetForExec()

@@ -18,6 +18,9 @@ CC_amd64=${CC_amd64:-gcc}
 CC_arm64=${CC_arm64:-aarch64-linux-gnu-gcc}
 # -g0: no DWARF, but the symbol table stays (uprobes and pprof need it).
 CFLAGS=${CFLAGS:--O2 -g0 -Wall}
+# Extra flags per program: fibfp is the guest profiler's test program (frame
+# pointers for the unwinder, DWARF line tables with relative paths).
+declare -A EXTRA_CFLAGS=([fibfp]="-fno-omit-frame-pointer -g -fdebug-prefix-map=$PWD=.")
 # Programs whose output legitimately differs between the arches; they get
 # expected/NAME.amd64.out and expected/NAME.arm64.out instead of NAME.out.
 PER_ARCH="printf_ld"
@@ -32,7 +35,8 @@ build_bin() {
 		for src in src/*.c; do
 			name=$(basename "$src" .c)
 			# -pthread is a no-op for glibc >= 2.34 but harmless.
-			$cc -static $CFLAGS -pthread -o "bin/$arch/$name" "$src"
+			# shellcheck disable=SC2086 # word splitting of the flags is intended
+			$cc -static $CFLAGS ${EXTRA_CFLAGS[$name]:-} -pthread -o "bin/$arch/$name" "$src"
 		done
 		$cc -static-pie $CFLAGS -o "bin/$arch/hello-pie" src/hello.c
 		echo "built bin/$arch: $(ls "bin/$arch" | wc -l) programs"

@@ -187,6 +187,10 @@ var sseTemplates = []sseTemplate{
 	{kind: skX87T, asm: "fld tbyte ptr [rsi]; fsincos", ulp: true}, {kind: skX87, asm: "fld tbyte ptr [rsi]; fptan", ulp: true},
 	{kind: skX87, asm: "fld tbyte ptr [rsi]; fnstenv [rdi]; fldz", ignore: [][2]int{{12, 24}}},
 	{kind: skX87, asm: "fld tbyte ptr [rsi]; fnsave [rdi]; fld1", ignore: [][2]int{{12, 24}, {38, 108}}},
+	{kind: skX87, asm: "fld tbyte ptr [rsi]; fld1; fnsave [rdi]; frstor [rdi]; fadd st, st(1)", ignore: [][2]int{{12, 24}, {48, 108}}},
+	{kind: skX87, asm: "fld tbyte ptr [rsi]; fnstenv [rdi]; fld1; fldenv [rdi]; fld1", ignore: [][2]int{{12, 24}}},
+	{kind: skF64, asm: "fld1; fldpi; fxsave [rdi+64]; fninit; fxrstor [rdi+64]; faddp st(1), st; movq xmm0, [rdi+64]",
+		ignore: [][2]int{{70, 88}, {92, 96}, {96 + 32, 96 + 128}}},
 }
 
 // sseHarness is the native runner. State layout (offsets): xmm 0,

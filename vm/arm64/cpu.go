@@ -40,6 +40,9 @@ type CPU struct {
 	blockStart uint64
 	excl       monitor
 	fence      uint64 // target of the atomic add that implements DMB/DSB
+	// cm is the cache model and re-decode state (cachemodel.go); nil
+	// when both are off.
+	cm *cmState
 
 	// Counter, when set, supplies CNTVCT_EL0 (ticks of CNTFRQ_EL0 =
 	// CounterFreq Hz). Deterministic runs set it to a virtual clock; the
@@ -55,11 +58,13 @@ const (
 	// CounterFreq is CNTFRQ_EL0: the generic timer runs at 1 GHz, so
 	// CNTVCT_EL0 counts nanoseconds.
 	CounterFreq = 1_000_000_000
-	// CTR is CTR_EL0: 64-byte I and D cache lines (IminLine = DminLine =
+	// CTR is CTR_EL0 with the cache model off: 64-byte I and D cache lines (IminLine = DminLine =
 	// 4), PIPT instruction cache, CWG = ERG = 4, IDC = DIC = 0 (so code
 	// must be published with DC CVAU + IC IVAU, as on most cores).
 	CTR = 0x8444c004
-	// DCZID is DCZID_EL0: DC ZVA is permitted and zeroes 64 bytes.
+	// DCZID is DCZID_EL0 with the cache model off: DC ZVA is permitted
+	// and zeroes 64 bytes. With the model on, both describe the modelled
+	// line sizes (icache.Model.CTR, DCZID).
 	DCZID = 4
 	// DCZVASize is the block size DC ZVA zeroes.
 	DCZVASize = 64
@@ -145,6 +150,7 @@ func (c *CPU) Clone(mm *vm.MM) vm.CPU {
 	n.regs = c.regs
 	n.Counter = c.Counter
 	n.born = c.born
+	c.cmClone(n)
 	return n
 }
 

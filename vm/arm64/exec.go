@@ -23,6 +23,9 @@ func (c *CPU) Run(budget int64) vm.Exit {
 	if budget < 0 {
 		budget = 0
 	}
+	if c.cm != nil && c.cm.redecode {
+		return c.runRedecode(uint64(budget))
+	}
 	return c.run(uint64(budget), false)
 }
 
@@ -71,6 +74,9 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 	// carried from one instruction to the next (pc, nzcv, the page, end)
 	// stay in registers.
 	c.limit, c.step, c.n = limit, step, 0
+	if c.cm != nil { // cache model (cachemodel.go)
+		c.cmEnter()
+	}
 	r := c.r
 	pc := c.regs.PC
 	nzcv := c.regs.NZCV >> 28 & 15
@@ -81,6 +87,9 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 
 block:
 	for {
+		if c.cm != nil {
+			c.cmFetch()
+		}
 		if c.n >= c.limit {
 			exit.Reason = vm.ExitBudget
 			if c.step {
@@ -319,6 +328,9 @@ block:
 				if !ok {
 					goto fault
 				}
+				if c.cm != nil {
+					c.cmData(addr, 1, false)
+				}
 				if in.Flags != 0 {
 					writeback(in, r, addr)
 				}
@@ -331,6 +343,9 @@ block:
 				v, ok := c.tlb.Load16(addr)
 				if !ok {
 					goto fault
+				}
+				if c.cm != nil {
+					c.cmData(addr, 2, false)
 				}
 				if in.Flags != 0 {
 					writeback(in, r, addr)
@@ -345,6 +360,9 @@ block:
 				if !ok {
 					goto fault
 				}
+				if c.cm != nil {
+					c.cmData(addr, 4, false)
+				}
 				if in.Flags != 0 {
 					writeback(in, r, addr)
 				}
@@ -357,6 +375,9 @@ block:
 				v, ok := c.tlb.Load64(addr)
 				if !ok {
 					goto fault
+				}
+				if c.cm != nil {
+					c.cmData(addr, 8, false)
 				}
 				if in.Flags != 0 {
 					writeback(in, r, addr)
@@ -371,6 +392,9 @@ block:
 				if !ok {
 					goto fault
 				}
+				if c.cm != nil {
+					c.cmData(addr, 1, false)
+				}
 				if in.Flags != 0 {
 					writeback(in, r, addr)
 				}
@@ -383,6 +407,9 @@ block:
 				v, ok := c.tlb.Load16(addr)
 				if !ok {
 					goto fault
+				}
+				if c.cm != nil {
+					c.cmData(addr, 2, false)
 				}
 				if in.Flags != 0 {
 					writeback(in, r, addr)
@@ -397,6 +424,9 @@ block:
 				if !ok {
 					goto fault
 				}
+				if c.cm != nil {
+					c.cmData(addr, 4, false)
+				}
 				if in.Flags != 0 {
 					writeback(in, r, addr)
 				}
@@ -409,6 +439,9 @@ block:
 				if !c.tlb.Store8(addr, uint8(r[in.Rd])) {
 					goto fault
 				}
+				if c.cm != nil {
+					c.cmData(addr, 1, true)
+				}
 				if in.Flags != 0 {
 					writeback(in, r, addr)
 				}
@@ -419,6 +452,9 @@ block:
 				}
 				if !c.tlb.Store16(addr, uint16(r[in.Rd])) {
 					goto fault
+				}
+				if c.cm != nil {
+					c.cmData(addr, 2, true)
 				}
 				if in.Flags != 0 {
 					writeback(in, r, addr)
@@ -431,6 +467,9 @@ block:
 				if !c.tlb.Store32(addr, uint32(r[in.Rd])) {
 					goto fault
 				}
+				if c.cm != nil {
+					c.cmData(addr, 4, true)
+				}
 				if in.Flags != 0 {
 					writeback(in, r, addr)
 				}
@@ -441,6 +480,9 @@ block:
 				}
 				if !c.tlb.Store64(addr, r[in.Rd]) {
 					goto fault
+				}
+				if c.cm != nil {
+					c.cmData(addr, 8, true)
 				}
 				if in.Flags != 0 {
 					writeback(in, r, addr)
@@ -454,6 +496,9 @@ block:
 				if !ok {
 					goto fault
 				}
+				if c.cm != nil {
+					c.cmData(addr, 1<<in.Size, false)
+				}
 				writeback(in, r, addr)
 				c.regs.V[in.Rd] = [2]uint64{lo, hi}
 			case decode.A64STRV:
@@ -463,6 +508,9 @@ block:
 				}
 				if !c.storeV(addr, c.regs.V[in.Rd][0], c.regs.V[in.Rd][1], in.Size) {
 					goto fault
+				}
+				if c.cm != nil {
+					c.cmData(addr, 1<<in.Size, true)
 				}
 				writeback(in, r, addr)
 			case decode.A64LDP:
@@ -486,6 +534,9 @@ block:
 					}
 					a, b = v&0xffffffff, v>>32
 				}
+				if c.cm != nil {
+					c.cmData(addr, 2<<in.Size, false)
+				}
 				writeback(in, r, addr)
 				r[in.Rd] = a
 				r[in.Ra] = b
@@ -498,6 +549,9 @@ block:
 				if !ok {
 					goto fault
 				}
+				if c.cm != nil {
+					c.cmData(addr, 8, false)
+				}
 				writeback(in, r, addr)
 				r[in.Rd] = uint64(int64(int32(v)))
 				r[in.Ra] = uint64(int64(v) >> 32)
@@ -509,6 +563,9 @@ block:
 				if !c.stp(addr, r[in.Rd], r[in.Ra], in.Size) {
 					goto fault
 				}
+				if c.cm != nil {
+					c.cmData(addr, 2<<in.Size, true)
+				}
 				writeback(in, r, addr)
 			case decode.A64LDPV:
 				addr = r[in.Rn] + in.Imm
@@ -517,6 +574,9 @@ block:
 				}
 				if !c.ldpV(in, addr) {
 					goto fault
+				}
+				if c.cm != nil {
+					c.cmData(addr, 2<<in.Size, false)
 				}
 				writeback(in, r, addr)
 			case decode.A64STPV:
@@ -527,6 +587,9 @@ block:
 				if !c.stpV(in, addr) {
 					goto fault
 				}
+				if c.cm != nil {
+					c.cmData(addr, 2<<in.Size, true)
+				}
 				writeback(in, r, addr)
 			case decode.A64PRFM, decode.A64NOP:
 			case decode.A64LDXR:
@@ -534,17 +597,26 @@ block:
 				if v, res = c.ldxr(r[in.Rn], in.Size); res != memOK {
 					goto memExit
 				}
+				if c.cm != nil {
+					c.cmData(r[in.Rn], 1<<in.Size, false)
+				}
 				r[in.Rd] = v
 			case decode.A64STXR:
 				var st uint64
 				if st, res = c.stxr(r[in.Rn], r[in.Rd], in.Size); res != memOK {
 					goto memExit
 				}
+				if c.cm != nil {
+					c.cmData(r[in.Rn], 1<<in.Size, true)
+				}
 				r[in.Ra] = st
 			case decode.A64LDXP:
 				var a, b uint64
 				if a, b, res = c.ldxp(r[in.Rn], in.Size); res != memOK {
 					goto memExit
+				}
+				if c.cm != nil {
+					c.cmData(r[in.Rn], 2<<in.Size, false)
 				}
 				r[in.Rd] = a
 				r[in.Ra] = b
@@ -553,16 +625,25 @@ block:
 				if st, res = c.stxp(r[in.Rn], r[in.Rd], r[in.Ra], in.Size); res != memOK {
 					goto memExit
 				}
+				if c.cm != nil {
+					c.cmData(r[in.Rn], 2<<in.Size, true)
+				}
 				r[in.Rm] = st
 			case decode.A64LDAR:
 				var v uint64
 				if v, res = c.ldar(r[in.Rn], in.Size); res != memOK {
 					goto memExit
 				}
+				if c.cm != nil {
+					c.cmData(r[in.Rn], 1<<in.Size, false)
+				}
 				r[in.Rd] = v
 			case decode.A64STLR:
 				if res = c.stlr(r[in.Rn], r[in.Rd], in.Size); res != memOK {
 					goto memExit
+				}
+				if c.cm != nil {
+					c.cmData(r[in.Rn], 1<<in.Size, true)
 				}
 
 			// Branches.
@@ -630,6 +711,10 @@ block:
 			case decode.A64DMB:
 				c.barrier()
 			case decode.A64ISB:
+				if c.cm != nil {
+					c.cmISB()
+					pg = nil
+				}
 				c.n += (pc-c.blockStart)>>2 + 1
 				pc += 4
 				continue block
@@ -642,6 +727,12 @@ block:
 					c.msr(in.Imm, r[in.Rd])
 				}
 			case decode.A64DCZVA:
+				if c.cm != nil {
+					if !c.cmZVA(r[in.Rd]) {
+						goto fault
+					}
+					break
+				}
 				addr = r[in.Rd] &^ (DCZVASize - 1)
 				if !c.tlb.StoreBytes(addr, zeroBlock[:]) {
 					goto fault
@@ -651,14 +742,23 @@ block:
 				if _, ok := c.tlb.Load8(addr); !ok {
 					goto fault
 				}
+				if c.cm != nil {
+					c.cmDC(addr)
+				}
 			case decode.A64ICIVAU:
 				addr = r[in.Rd]
 				if _, ok := c.tlb.Load8(addr); !ok {
 					goto fault
 				}
-				c.cache.Invalidate(addr)
-				c.l0[addr>>vm.PageShift&(l0Size-1)] = nil
-				pg = nil
+				if c.cm != nil {
+					if c.cmIC(addr) {
+						pg = nil
+					}
+				} else {
+					c.cache.Invalidate(addr)
+					c.l0[addr>>vm.PageShift&(l0Size-1)] = nil
+					pg = nil
+				}
 				c.n += (pc-c.blockStart)>>2 + 1
 				pc += 4
 				continue block
@@ -701,6 +801,9 @@ fault:
 	exit = vm.Exit{Reason: vm.ExitFault, PC: pc, Fault: c.tlb.Fault}
 
 done:
+	if c.cm != nil {
+		c.cmFetch()
+	}
 	c.regs.PC = exit.PC
 	c.regs.NZCV = nzcv << 28
 	c.retired += c.n

@@ -61,6 +61,9 @@ func crc32Op(acc uint32, val uint64, size uint8, castagnoli bool) uint32 {
 // page returns the decoded page holding pc, from the per-CPU first level
 // or the address space's cache.
 func (c *CPU) page(pc uint64) (*icache.A64Page, *vm.Fault) {
+	if c.cm != nil && c.cm.redecode {
+		return c.redecodePage(pc)
+	}
 	if g := c.cache.Gen(); g != c.l0gen {
 		c.l0 = [l0Size]*icache.A64Page{}
 		c.l0gen = g
@@ -369,10 +372,8 @@ func (c *CPU) mrs(id uint64, nzcv uint64) uint64 {
 		return uint64(c.regs.FPSR)
 	case decode.A64SysTPIDR:
 		return c.regs.TPIDR
-	case decode.A64SysCTR:
-		return CTR
-	case decode.A64SysDCZID:
-		return DCZID
+	case decode.A64SysCTR, decode.A64SysDCZID:
+		return c.mrsCache(id)
 	case decode.A64SysCNTVCT:
 		return c.counter()
 	case decode.A64SysCNTFRQ:

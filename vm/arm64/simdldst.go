@@ -19,11 +19,13 @@ func (c *CPU) execSIMDLdSt(in *decode.A64) simdResult {
 	eb := 1 << sz
 	load := in.Flags&decode.SIMDLoad != 0
 	t := int(in.Rd)
+	var acc int // bytes accessed, for the cache model
 	switch in.Op {
 	case decode.A64VLDST:
 		rpt := int(in.Imm2 >> 8 & 0xff)
 		regBytes := 8 << in.Q
 		total := rpt * selem * regBytes
+		acc = total
 		nregs := rpt * selem
 		if selem == 1 {
 			// Registers are consecutive memory images: no element order.
@@ -64,6 +66,7 @@ func (c *CPU) execSIMDLdSt(in *decode.A64) simdResult {
 	case decode.A64VLDSTL:
 		index := int(in.Imm2 >> 16)
 		total := selem * eb
+		acc = total
 		var buf [32]byte
 		if load {
 			if !c.tlb.LoadBytes(base, buf[:total]) {
@@ -82,6 +85,7 @@ func (c *CPU) execSIMDLdSt(in *decode.A64) simdResult {
 		}
 	case decode.A64VLDR:
 		total := selem * eb
+		acc = total
 		var buf [32]byte
 		if !c.tlb.LoadBytes(base, buf[:total]) {
 			return simdFault
@@ -91,6 +95,9 @@ func (c *CPU) execSIMDLdSt(in *decode.A64) simdResult {
 		}
 	default:
 		return simdUndefined
+	}
+	if c.cm != nil {
+		c.cmData(base, uint64(acc), !load)
 	}
 	if in.Flags&decode.SIMDPost != 0 {
 		off := in.Imm

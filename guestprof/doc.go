@@ -1,0 +1,2 @@
+// Package guestprof profiles guest programs: placeholder doc, rewritten below.
+package guestprof
