@@ -97,9 +97,9 @@ var sseFuzzPrefixes = []string{"0f", "660f", "f20f", "f30f", "660f38", "660f3a",
 // operand conventions the executor relies on.
 func TestX86SSENoPanic(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
-	n := 200000
+	n := 40000
 	if testing.Short() {
-		n = 20000
+		n = 5000
 	}
 	for i := 0; i < n; i++ {
 		p, _ := hex.DecodeString(sseFuzzPrefixes[rng.Intn(len(sseFuzzPrefixes))])

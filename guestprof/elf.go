@@ -2,7 +2,6 @@ package guestprof
 
 import (
 	"bytes"
-	"debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
 	"encoding/hex"
@@ -31,10 +30,9 @@ type image struct {
 	// setup caches, per symbol, where the function sets up its frame
 	// pointer (see frameSetup); unknownSetup until computed.
 	setup []int32
-	// lines is the DWARF line table, sorted by address; built on first use.
-	linesOnce sync.Once
-	lines     []lineRow
-	hasDWARF  bool
+	// dwarf is the debug information, read on first use (see dwarfInfo).
+	dwarfOnce sync.Once
+	dwarf     *dwarfInfo
 }
 
 type segment struct {
@@ -45,14 +43,6 @@ type segment struct {
 type symbol struct {
 	addr, size uint64
 	name       string // as in .symtab
-}
-
-// lineRow is one row of the line table: the code from addr up to the
-// next row's address comes from file:line (line 0: no information).
-type lineRow struct {
-	addr uint64
-	file string
-	line int32
 }
 
 const unknownSetup = -2
@@ -290,79 +280,6 @@ func (img *image) symEnd(i int) uint64 {
 // Go's own tracebacks) is dropped.
 func displayName(name string) string {
 	return strings.TrimSuffix(name, ".abi0")
-}
-
-// lineTable builds (once) and returns the DWARF line table.
-func (img *image) lineTable() []lineRow {
-	img.linesOnce.Do(func() {
-		img.lines, img.hasDWARF = readLines(img.data)
-	})
-	return img.lines
-}
-
-// readLines reads every compilation unit's line program into one table
-// sorted by address. A sequence's end row has line 0.
-func readLines(data []byte) (rows []lineRow, ok bool) {
-	defer func() {
-		if r := recover(); r != nil {
-			rows, ok = nil, false
-		}
-	}()
-	f, err := elf.NewFile(bytes.NewReader(data))
-	if err != nil {
-		return nil, false
-	}
-	d, err := f.DWARF()
-	if err != nil {
-		return nil, false
-	}
-	r := d.Reader()
-	for {
-		e, err := r.Next()
-		if err != nil || e == nil {
-			break
-		}
-		if e.Tag != dwarf.TagCompileUnit {
-			r.SkipChildren()
-			continue
-		}
-		lr, err := d.LineReader(e)
-		r.SkipChildren()
-		if err != nil || lr == nil {
-			continue
-		}
-		var le dwarf.LineEntry
-		for {
-			if err := lr.Next(&le); err != nil {
-				break // io.EOF, or a malformed program: keep what was read
-			}
-			row := lineRow{addr: le.Address}
-			if !le.EndSequence && le.File != nil {
-				row.file, row.line = le.File.Name, int32(le.Line)
-			}
-			rows = append(rows, row)
-		}
-	}
-	// At one address, end-of-sequence rows sort first so that the next
-	// sequence's rows win; otherwise the program's order is kept (of rows
-	// at equal addresses the last one describes the code that follows).
-	sort.SliceStable(rows, func(i, j int) bool {
-		if rows[i].addr != rows[j].addr {
-			return rows[i].addr < rows[j].addr
-		}
-		return rows[i].line == 0 && rows[j].line != 0
-	})
-	return rows, len(rows) > 0
-}
-
-// fileLine returns the source position of vaddr from DWARF.
-func (img *image) fileLine(vaddr uint64) (string, int) {
-	rows := img.lineTable()
-	i := sort.Search(len(rows), func(i int) bool { return rows[i].addr > vaddr }) - 1
-	if i < 0 || rows[i].line == 0 {
-		return "", 0
-	}
-	return rows[i].file, int(rows[i].line)
 }
 
 // imageCache holds parsed images by host path. Files that cannot be read

@@ -18,6 +18,7 @@ const (
 	kindEventfd                 // an eventfd (event)
 	kindEpoll                   // an epoll instance (epoll)
 	kindPipe                    // one end of an in-kernel pipe (pipe, pipeWrite)
+	kindMem                     // a read-only in-memory file (synthetic /proc files: mem, memPos)
 )
 
 // openFile is an open file description (Linux's struct file), shared by
@@ -34,6 +35,10 @@ type openFile struct {
 	pipe  *pipe
 	// pipeWrite says which end of pipe this is.
 	pipeWrite bool
+	// mem and memPos are a kindMem file's contents and offset (memPos
+	// protected by mu).
+	mem    []byte
+	memPos int64
 	// mu protects dirents and direntPos (getdents64 state).
 	mu        sync.Mutex
 	dirents   []dirent

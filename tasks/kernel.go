@@ -246,6 +246,7 @@ func (k *Kernel) Start(path string, argv []string) (*ThreadGroup, error) {
 	tg := &ThreadGroup{k: k, arch: a, mm: mm, img: img, done: make(chan struct{}), cwd: k.opts.Cwd, umask: 0o022,
 		sighand: &signals.Sighand{}}
 	tg.pid = k.allocPID()
+	tg.cmdline = cmdline(argv)
 	tg.fds = newFDTable(k)
 	tg.proc.pgid, tg.proc.sid = tg.pid, tg.pid
 	k.registerProc(tg)
@@ -330,4 +331,13 @@ func (k *Kernel) WriteStats(w io.Writer, tgs ...*ThreadGroup) {
 			fmt.Fprintf(w, "    %-40s %d\n", n, un[n])
 		}
 	}
+}
+
+// cmdline encodes argv as /proc/PID/cmdline does.
+func cmdline(argv []string) []byte {
+	var b []byte
+	for _, a := range argv {
+		b = append(append(b, a...), 0)
+	}
+	return b
 }

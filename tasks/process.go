@@ -81,7 +81,7 @@ func (t *Task) forkProcess(flags, stack, ptid, tls, ctid uint64) uint64 {
 	}
 	tg.mu.Lock()
 	child := &ThreadGroup{k: k, arch: tg.arch, mm: mm, img: tg.img, done: make(chan struct{}),
-		cwd: tg.cwd, umask: tg.umask}
+		cwd: tg.cwd, umask: tg.umask, cmdline: tg.cmdline}
 	tg.mu.Unlock()
 	child.pid = k.allocPID()
 	if flags&cloneSighand != 0 {
@@ -571,6 +571,7 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 	k.futexes.wakeAll(tg.mm)
 	tg.mu.Lock()
 	tg.mm, tg.arch, tg.img = mm, a, img
+	tg.cmdline = cmdline(argv)
 	tg.mu.Unlock()
 	sh := tg.sighand
 	unshare := tg.proc.vforkDone != nil || sharedSighand(tg)

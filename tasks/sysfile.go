@@ -146,6 +146,14 @@ func (t *Task) sysOpenat(dirfd int32, pathAddr, flags, mode uint64) uint64 {
 			return errRet(ELOOP)
 		}
 	}
+	if data, ok := t.procFile(g); ok {
+		if fl&oACCMODE != oRDONLY {
+			return errRet(EACCES)
+		}
+		of := &openFile{kind: kindMem, mem: data, path: g, flags: fl &^ oCLOEXEC}
+		fd, e := t.tg.fds.alloc(of, 0, fl&oCLOEXEC != 0)
+		return retFD(fd, e)
+	}
 	t.tg.mu.Lock()
 	perm := fs.FileMode(uint32(mode) & 0o7777 &^ t.tg.umask)
 	t.tg.mu.Unlock()
@@ -194,6 +202,21 @@ func (t *Task) readFile(f *openFile, n uint64, off int64) ([]byte, Errno) {
 	var err error
 	var b []byte
 	switch f.kind {
+	case kindMem:
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		pos := f.memPos
+		if off >= 0 {
+			pos = off
+		}
+		if pos >= int64(len(f.mem)) {
+			return nil, 0
+		}
+		out := append([]byte(nil), f.mem[pos:min(int64(len(f.mem)), pos+int64(n))]...)
+		if off < 0 {
+			f.memPos += int64(len(out))
+		}
+		return out, 0
 	case kindPipe:
 		if off >= 0 {
 			return nil, ESPIPE
@@ -299,7 +322,7 @@ func (t *Task) writeFile(f *openFile, b []byte, off int64) uint64 {
 			return errRet(ESPIPE)
 		}
 		got, err = f.w.Write(b)
-	case kindReader, kindEventfd, kindEpoll:
+	case kindReader, kindEventfd, kindEpoll, kindMem:
 		return errRet(EBADF)
 	default:
 		if off >= 0 {
@@ -373,6 +396,25 @@ func (t *Task) sysLseek(fd int32, off int64, whence int) uint64 {
 	if !ok {
 		return errRet(EBADF)
 	}
+	if f.kind == kindMem {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		var base int64
+		switch whence {
+		case 1:
+			base = f.memPos
+		case 2:
+			base = int64(len(f.mem))
+		case 0:
+		default:
+			return errRet(EINVAL)
+		}
+		if base+off < 0 {
+			return errRet(EINVAL)
+		}
+		f.memPos = base + off
+		return uint64(f.memPos)
+	}
 	if f.kind != kindHost || whence > 2 {
 		if f.kind != kindHost {
 			return errRet(ESPIPE)
@@ -413,6 +455,8 @@ func (t *Task) statFile(f *openFile) (hostStat, Errno) {
 		st := statFromInfo(fi)
 		t.tg.k.virtualize(&st, f.path)
 		return st, 0
+	case kindMem:
+		return hostStat{mode: sIFREG | 0o444, nlink: 1, blksize: 1024, uid: t.tg.k.uid(), gid: t.tg.k.gid()}, 0
 	case kindPipe:
 		return hostStat{mode: sIFIFO | 0o600, nlink: 1, blksize: 4096, uid: t.tg.k.uid(), gid: t.tg.k.gid()}, 0
 	case kindEventfd, kindEpoll:

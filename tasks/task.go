@@ -57,6 +57,8 @@ type ThreadGroup struct {
 	// shared is the group's pending queue (process-directed signals).
 	shared signals.Pending
 
+	// cmdline is /proc/self/cmdline (argv, NUL-terminated), set at exec.
+	cmdline []byte
 	// itimer is ITIMER_REAL (protected by mu).
 	itimer itimerState
 	// proc is the group's place in the process tree (Kernel.procMu).

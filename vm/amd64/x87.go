@@ -16,9 +16,12 @@ import (
 //     their flag, ES and B (the masked response is always applied); no
 //     later FWAIT/x87 instruction raises #MF/SIGFPE.
 //   - FSIN, FCOS, FSINCOS, FPTAN, FPATAN, F2XM1, FYL2X, FYL2XP1 return
-//     the correctly rounded value of the exact function (x87_trans.go);
-//     hardware is specified to within one ulp and reduces FSIN/FCOS
-//     arguments with a 66-bit π.
+//     the correctly rounded value of the exact function (x87_trans.go;
+//     FSIN/FCOS/FSINCOS/FPTAN reduce their argument with the hardware's
+//     66-bit π); hardware is only specified to within one ulp, so a
+//     result can differ from a given CPU in the last bit, and C1 (the
+//     rounding direction) may differ. Outside the defined input ranges
+//     of F2XM1 and FYL2XP1 uvm returns the mathematical value.
 //   - The last instruction/operand pointers and opcode (FIP/FDP/FOP in
 //     FNSTENV/FNSAVE/FXSAVE images) are not tracked and read as zero.
 //   - FPREM/FPREM1 partial remainders reduce the exponent difference by

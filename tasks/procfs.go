@@ -1,0 +1,75 @@
+package tasks
+
+import (
+	"fmt"
+	"strings"
+
+	"uvm/vm"
+)
+
+// Synthetic /proc files: what programs read about themselves must describe
+// the guest, not uvm. /proc/self/{maps,cmdline,comm} and /proc/<pid>/… of
+// the calling process are generated at open time; /proc/self/exe and
+// /proc/self/fd/N are symlinks handled by readlink and open.
+
+// procFile returns the contents of a synthetic /proc file for guest path
+// g, or ok=false when g is not one.
+func (t *Task) procFile(g string) (data []byte, ok bool) {
+	rest, found := strings.CutPrefix(g, "/proc/self/")
+	if !found {
+		rest, found = strings.CutPrefix(g, "/proc/"+itoa(int(t.tg.pid))+"/")
+	}
+	if !found {
+		if g == "/proc/thread-self/maps" {
+			rest = "maps"
+		} else {
+			return nil, false
+		}
+	}
+	switch rest {
+	case "maps":
+		return []byte(formatMaps(t.tg.mm.VMAs())), true
+	case "cmdline":
+		return t.tg.cmdline, true
+	case "comm":
+		name := t.tg.mm.ExePath
+		if i := strings.LastIndexByte(name, '/'); i >= 0 {
+			name = name[i+1:]
+		}
+		if len(name) > 15 {
+			name = name[:15]
+		}
+		return []byte(name + "\n"), true
+	}
+	return nil, false
+}
+
+// formatMaps renders VMAs as /proc/PID/maps does.
+func formatMaps(vmas []vm.VMA) string {
+	var b strings.Builder
+	for _, v := range vmas {
+		perm := []byte("---p")
+		if v.Prot&vm.ProtRead != 0 {
+			perm[0] = 'r'
+		}
+		if v.Prot&vm.ProtWrite != 0 {
+			perm[1] = 'w'
+		}
+		if v.Prot&vm.ProtExec != 0 {
+			perm[2] = 'x'
+		}
+		if v.Shared {
+			perm[3] = 's'
+		}
+		dev := "00:00"
+		if v.Dev != 0 {
+			dev = fmt.Sprintf("%02x:%02x", (v.Dev>>8)&0xfff, v.Dev&0xff)
+		}
+		line := fmt.Sprintf("%08x-%08x %s %08x %s %d", v.Start, v.End, perm, v.Offset, dev, v.Inode)
+		if v.Name != "" {
+			line = fmt.Sprintf("%-72s %s", line, v.Name)
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}
