@@ -249,16 +249,16 @@ func (p *Profiler) Profile() (*profile.Profile, error) {
 	mappings := make([]*profile.Mapping, len(p.maps))
 	for i, k := range p.maps {
 		seg := k.img.loads[k.seg]
-		k.img.lineTable()
 		mappings[i] = &profile.Mapping{
-			Start:          (k.bias + seg.vaddr) &^ vm.PageMask,
-			Limit:          vm.PageAlign(k.bias + seg.vaddr + seg.memsz),
-			Offset:         seg.off &^ vm.PageMask,
-			File:           k.img.path,
-			BuildID:        k.img.buildID,
-			HasFunctions:   len(k.img.syms) > 0,
-			HasFilenames:   k.img.hasDWARF,
-			HasLineNumbers: k.img.hasDWARF,
+			Start:           (k.bias + seg.vaddr) &^ vm.PageMask,
+			Limit:           vm.PageAlign(k.bias + seg.vaddr + seg.memsz),
+			Offset:          seg.off &^ vm.PageMask,
+			File:            k.img.path,
+			BuildID:         k.img.buildID,
+			HasFunctions:    len(k.img.syms) > 0,
+			HasFilenames:    k.img.hasDWARF(),
+			HasLineNumbers:  k.img.hasDWARF(),
+			HasInlineFrames: k.img.hasDWARF(),
 		}
 	}
 	prof.Mapping = slices.Clone(mappings)
@@ -279,10 +279,19 @@ func (p *Profiler) Profile() (*profile.Profile, error) {
 		}
 	}
 	type funcKey struct {
-		name, file string
-		start      int64
+		name, sys, file string
+		start           int64
 	}
 	funcs := map[funcKey]*profile.Function{}
+	function := func(sys string, pos srcPos) *profile.Function {
+		k := funcKey{displayName(sys), sys, pos.file, int64(pos.line)}
+		fn := funcs[k]
+		if fn == nil {
+			fn = &profile.Function{Name: k.name, SystemName: sys, Filename: pos.file, StartLine: k.start}
+			funcs[k] = fn
+		}
+		return fn
+	}
 	for f, loc := range locs {
 		if f.m < 0 {
 			continue
@@ -295,18 +304,15 @@ func (p *Profiler) Profile() (*profile.Profile, error) {
 			continue
 		}
 		sym := k.img.syms[i]
-		file, line := k.img.fileLine(v)
-		startFile, startLine := k.img.fileLine(sym.addr)
-		if startFile == "" {
-			startFile = file
+		_, line, inl := k.img.source(v)
+		for _, c := range inl {
+			pos, ok := k.img.debugInfo().decl[c.fn]
+			if !ok || pos.file == "" {
+				pos = srcPos{file: c.file}
+			}
+			loc.Line = append(loc.Line, profile.Line{Function: function(c.fn, pos), Line: int64(c.line)})
 		}
-		fk := funcKey{sym.name, startFile, int64(startLine)}
-		fn := funcs[fk]
-		if fn == nil {
-			fn = &profile.Function{Name: displayName(sym.name), SystemName: sym.name, Filename: startFile, StartLine: int64(startLine)}
-			funcs[fk] = fn
-		}
-		loc.Line = []profile.Line{{Function: fn, Line: int64(line)}}
+		loc.Line = append(loc.Line, profile.Line{Function: function(sym.name, k.img.declared(sym.name, sym.addr)), Line: int64(line)})
 	}
 	for _, fn := range funcs {
 		prof.Function = append(prof.Function, fn)

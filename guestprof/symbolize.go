@@ -95,11 +95,23 @@ type Frame struct {
 	// PC from its start.
 	Func string
 	Off  uint64
-	// File and Line come from DWARF when the binary has it.
+	// File and Line come from DWARF when the binary has it: the position
+	// in Func (for code inlined into Func, that of the outermost inlined
+	// call).
 	File string
 	Line int
+	// Inlined lists the calls inlined at PC, innermost first (DWARF).
+	Inlined []InlinedCall
 	// Path is the ELF file mapped at PC ("" when unknown).
 	Path string
+}
+
+// InlinedCall is a function inlined into a frame's function at its PC,
+// with the position inside it.
+type InlinedCall struct {
+	Func string
+	File string
+	Line int
 }
 
 // String formats the frame as "main.foo+0x14", or "0x401234" when the
@@ -130,7 +142,11 @@ func (s *Symbolizer) frameLocked(pc uint64, caller bool) Frame {
 	r, i, ok := s.symLocked(at)
 	if r.img != nil {
 		f.Path = r.img.path
-		f.File, f.Line = r.img.fileLine(at - r.bias)
+		var inl []inlCall
+		f.File, f.Line, inl = r.img.source(at - r.bias)
+		for _, c := range inl {
+			f.Inlined = append(f.Inlined, InlinedCall{displayName(c.fn), c.file, c.line})
+		}
 	}
 	if ok {
 		sym := r.img.syms[i]

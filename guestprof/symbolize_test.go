@@ -120,6 +120,10 @@ func TestSymbolizeGo(t *testing.T) {
 			if f := s.Frame(ret, true); f.Func != "main.main" || f.Line != 7 || f.Off != ret-mainMain {
 				t.Errorf("call site %s %s:%d, want main.main at line 7", f, f.File, f.Line)
 			}
+			// fmt.Println is inlined into main.main around that call.
+			if f := s.Frame(ret, true); len(f.Inlined) != 1 || f.Inlined[0].Func != "fmt.Println" || !strings.HasSuffix(f.Inlined[0].File, "fmt/print.go") {
+				t.Errorf("inlined at the call site: %+v, want fmt.Println in fmt/print.go", f.Inlined)
+			}
 			if id := g.img.buildID; id == "" {
 				t.Error("no build ID")
 			} else if want := gnuBuildID(t, path); want != "" && id != want {
