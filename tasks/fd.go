@@ -39,6 +39,8 @@ type openFile struct {
 	// protected by mu).
 	mem    []byte
 	memPos int64
+	// flockKey is the file's flock(2) lock, if held (Kernel.flocks.mu).
+	flockKey *flockKey
 	// mu protects dirents and direntPos (getdents64 state).
 	mu        sync.Mutex
 	dirents   []dirent
@@ -156,6 +158,7 @@ func (t *fdTable) release(f *openFile) {
 	if f.refs.Add(-1) != 0 {
 		return
 	}
+	t.k.flocks.unlock(f)
 	switch {
 	case f.kind == kindPipe:
 		f.pipe.closeEnd(f.pipeWrite)

@@ -108,6 +108,8 @@ type Kernel struct {
 	// procMu protects the process tree: procs and every ThreadGroup.proc.
 	procMu sync.Mutex
 	procs  map[int32]*ThreadGroup
+	// flocks is the flock(2) lock table.
+	flocks flockTable
 }
 
 // NewKernel returns a kernel with the given options.

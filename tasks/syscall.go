@@ -124,6 +124,8 @@ func (t *Task) dispatch(no sysno) (ret uint64, done bool) {
 		return t.sysRead(int32(a0), a1, a2, int64(a3)), true
 	case sysPwrite64:
 		return t.sysWrite(int32(a0), a1, a2, int64(a3)), true
+	case sysFlock:
+		return t.sysFlock(int32(a0), a1), true
 	case sysSendfile:
 		return t.sysSendfile(int32(a0), int32(a1), a2, a3), true
 	case sysReadv:

@@ -141,6 +141,7 @@ const (
 	sysRtSigqueueinfo
 	sysRtTgsigqueueinfo
 	sysSendfile
+	sysFlock
 	sysCount
 )
 
@@ -181,7 +182,7 @@ var sysNames = [sysCount]string{
 	sysSymlinkat: "symlinkat", sysRtSigpending: "rt_sigpending",
 	sysWaitid: "waitid", sysExecveat: "execveat", sysPidfdOpen: "pidfd_open",
 	sysRtSigqueueinfo: "rt_sigqueueinfo", sysRtTgsigqueueinfo: "rt_tgsigqueueinfo",
-	sysSendfile: "sendfile",
+	sysSendfile: "sendfile", sysFlock: "flock",
 }
 
 func (s sysno) String() string {
@@ -194,7 +195,7 @@ func (s sysno) String() string {
 // arm64Sys maps arm64 (asm-generic) syscall numbers.
 var arm64Sys = map[uint64]sysno{
 	17: sysGetcwd, 19: sysEventfd2, 20: sysEpollCreate1, 21: sysEpollCtl, 22: sysEpollPwait,
-	23: sysDup, 24: sysDup3, 25: sysFcntl, 29: sysIoctl, 34: sysMkdirat, 36: sysSymlinkat, 37: sysLinkat, 35: sysUnlinkat,
+	23: sysDup, 24: sysDup3, 25: sysFcntl, 29: sysIoctl, 32: sysFlock, 34: sysMkdirat, 36: sysSymlinkat, 37: sysLinkat, 35: sysUnlinkat,
 	38: sysRenameat, 46: sysFtruncate, 48: sysFaccessat, 49: sysChdir, 50: sysFchdir, 52: sysFchmod,
 	53: sysFchmodat, 56: sysOpenat, 57: sysClose, 59: sysPipe2, 61: sysGetdents64, 62: sysLseek,
 	63: sysRead, 64: sysWrite, 65: sysReadv, 66: sysWritev, 67: sysPread64, 68: sysPwrite64, 71: sysSendfile,
@@ -224,7 +225,7 @@ var amd64Sys = map[uint64]sysno{
 	24: sysSchedYield, 25: sysMremap, 26: sysMsync, 27: sysMincore, 28: sysMadvise, 32: sysDup,
 	33: sysDup2, 34: sysPause, 35: sysNanosleep, 36: sysGetitimer, 37: sysAlarm, 38: sysSetitimer,
 	39: sysGetpid, 40: sysSendfile, 56: sysClone, 57: sysFork, 58: sysVfork, 59: sysExecve, 60: sysExit,
-	61: sysWait4, 62: sysKill, 63: sysUname, 72: sysFcntl, 74: sysFsync, 75: sysFdatasync,
+	61: sysWait4, 62: sysKill, 63: sysUname, 72: sysFcntl, 73: sysFlock, 74: sysFsync, 75: sysFdatasync,
 	77: sysFtruncate, 79: sysGetcwd, 80: sysChdir, 81: sysFchdir, 82: sysRename, 83: sysMkdir,
 	84: sysRmdir, 86: sysLink, 87: sysUnlink, 88: sysSymlink, 89: sysReadlink, 90: sysChmod, 91: sysFchmod, 95: sysUmask,
 	96: sysGettimeofday, 97: sysGetrlimit, 98: sysGetrusage, 99: sysSysinfo, 100: sysTimes,

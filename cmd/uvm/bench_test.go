@@ -20,17 +20,24 @@ func BenchmarkGuest(b *testing.B) {
 		for _, c := range []struct {
 			name string
 			args []string
+			det  bool
 		}{
-			{"fib", []string{"30"}},
-			{"coremark", []string{"300"}},
+			{"fib", []string{"30"}, false},
+			{"coremark", []string{"300"}, false},
+			{"fib", []string{"30"}, true},
+			{"threads", nil, true},
 		} {
-			b.Run(arch+"/"+c.name, func(b *testing.B) {
+			label := arch + "/" + c.name
+			if c.det {
+				label += "-det"
+			}
+			b.Run(label, func(b *testing.B) {
 				bin, _ := filepath.Abs(filepath.Join("../../testdata/bin", arch, c.name))
 				var insns uint64
 				var elapsed time.Duration
 				b.ReportAllocs()
 				for i := 0; i < b.N; i++ {
-					k := tasks.NewKernel(tasks.Options{Stdout: io.Discard, Stderr: io.Discard})
+					k := tasks.NewKernel(tasks.Options{Stdout: io.Discard, Stderr: io.Discard, Deterministic: c.det})
 					start := time.Now()
 					tg, err := k.Start(bin, append([]string{c.name}, c.args...))
 					if err != nil {
