@@ -27,7 +27,7 @@ type cfix struct {
 	fib, retFF, retRF, retMR, ret uint64 // ret: fib's RET instruction
 }
 
-func loadFibfp(t *testing.T, arch string, a vm.Arch) *cfix {
+func loadFibfp(t testing.TB, arch string, a vm.Arch) *cfix {
 	g := loadGuest(t, filepath.Join("../testdata/bin", arch, "fibfp"))
 	g.mapStack(t)
 	c := &cfix{guest: g, arch: a, fib: g.sym(t, "fib"),
@@ -51,7 +51,7 @@ func loadFibfp(t *testing.T, arch string, a vm.Arch) *cfix {
 }
 
 // chain writes the frame records fib ← fib ← run ← main.
-func (c *cfix) chain(t *testing.T) {
+func (c *cfix) chain(t testing.TB) {
 	c.put(t, f1, f2, c.retFF)
 	c.put(t, f2, f3, c.retRF)
 	c.put(t, f3, f4, c.retMR)

@@ -17,7 +17,7 @@ func (t *Task) arg(i int) uint64 { return t.cpu.Reg(t.tg.arch.args[i]) }
 
 // syscall handles one syscall exit. It returns true when the task must
 // stop running (exit, exit_group), and the result for signal handling.
-func (t *Task) syscall() (stop bool, sc *syscallResult) {
+func (t *Task) syscall() (stop bool, sc syscallResult, restartable bool) {
 	a := t.tg.arch
 	nr := t.cpu.Reg(a.nr)
 	orig0 := t.arg(0)
@@ -39,11 +39,11 @@ func (t *Task) syscall() (stop bool, sc *syscallResult) {
 	case sysExit:
 		k.traceSyscall(t, no, nr, args, nil)
 		t.exitThread(int(int32(t.arg(0))))
-		return true, nil
+		return true, sc, false
 	case sysExitGroup:
 		k.traceSyscall(t, no, nr, args, nil)
 		t.tg.exitGroup(ExitStatus{Code: int(t.arg(0) & 0xff)})
-		return true, nil
+		return true, sc, false
 	case sysExecve, sysExecveat:
 		var r uint64
 		var replaced bool
@@ -54,16 +54,16 @@ func (t *Task) syscall() (stop bool, sc *syscallResult) {
 		}
 		if replaced {
 			k.traceSyscall(t, no, nr, args, &r)
-			return t.killed.Load(), nil
+			return t.killed.Load(), sc, false
 		}
 		t.cpu.SetReg(a.ret, r)
 		k.traceSyscall(t, no, nr, args, &r)
-		return t.killed.Load(), &syscallResult{ret: int64(r), origArg0: orig0, nr: nr}
+		return t.killed.Load(), syscallResult{ret: int64(r), origArg0: orig0, nr: nr}, true
 	case sysRtSigreturn:
 		t.sysRtSigreturn()
 		ret := t.cpu.Reg(a.ret)
 		k.traceSyscall(t, no, nr, args, &ret)
-		return t.killed.Load(), nil
+		return t.killed.Load(), sc, false
 	default:
 		ret, done = t.dispatch(no)
 	}
@@ -78,8 +78,10 @@ func (t *Task) syscall() (stop bool, sc *syscallResult) {
 		ret = errRet(ENOSYS)
 	}
 	t.cpu.SetReg(a.ret, ret)
-	k.traceSyscall(t, no, nr, args, &ret)
-	return t.killed.Load(), &syscallResult{ret: int64(ret), origArg0: orig0, nr: nr}
+	if k.tracing() {
+		k.traceSyscall(t, no, nr, args, &ret)
+	}
+	return t.killed.Load(), syscallResult{ret: int64(ret), origArg0: orig0, nr: nr}, true
 }
 
 // traceSyscall records one syscall event (ret nil: it did not return).

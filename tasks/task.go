@@ -176,15 +176,26 @@ func (t *Task) run() {
 			if k.det != nil {
 				k.det.yield(t)
 			}
-			if !t.handleSignals(nil) {
+			if t.sigPending() && !t.handleSignals(nil) {
 				return
 			}
 		case vm.ExitSyscall:
-			stop, sc := t.syscall()
+			stop, sc, restartable := t.syscall()
 			if stop {
 				return
 			}
-			if !t.handleSignals(sc) {
+			if !t.sigPending() && t.savedBlocked == nil {
+				if restartable && sc.ret <= -512 && sc.ret >= -516 {
+					// A restart code with no signal to deliver: restart.
+					t.finishSyscall(&sc, false, signals.SigAction{})
+				}
+				continue
+			}
+			var scp *syscallResult
+			if restartable {
+				scp = &sc
+			}
+			if !t.handleSignals(scp) {
 				return
 			}
 		default:

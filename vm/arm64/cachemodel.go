@@ -41,12 +41,26 @@ func (c *CPU) SetCacheModel(m *icache.Model) {
 		c.cm = nil
 		c.cache.SetStrict(false)
 		c.SetRedecode(redecode)
+		c.syncHooks()
 		return
 	}
 	c.cm = &cmState{m: m, strict: m.Strict(), redecode: redecode, ctr: m.CTR(), dczid: m.DCZID(),
 		zero: make([]byte, m.ZVABlock())}
+	if redecode {
+		c.SetRedecode(true)
+	}
 	c.cache.SetStrict(m.Strict())
 	c.l0 = [l0Size]*icache.A64Page{}
+	c.syncHooks()
+}
+
+// syncHooks sets stopHooks while c.cm is non-nil.
+func (c *CPU) syncHooks() {
+	if c.cm != nil {
+		c.stop.Or(stopHooks)
+	} else {
+		c.stop.And(^uint32(stopHooks))
+	}
 }
 
 // CacheModel returns the CPU's cache model, nil when it is off.
@@ -76,6 +90,7 @@ func (c *CPU) SetRedecode(on bool) {
 		c.cm.scratch = new(icache.A64Page)
 		c.cm.scratch.Src = &c.cm.stable
 	}
+	c.syncHooks()
 }
 
 // FlushICache makes [addr, addr+n) visible to instruction fetch as the
@@ -191,8 +206,8 @@ func (c *CPU) redecodePage(pc uint64) (*icache.A64Page, *vm.Fault) {
 // decoded afresh (see SetRedecode).
 func (c *CPU) runRedecode(budget uint64) vm.Exit {
 	for i := uint64(0); i < budget; i++ {
-		if c.stop.Load() != 0 {
-			c.stop.Store(0)
+		if c.stop.Load()&stopInterrupt != 0 {
+			c.stop.And(^uint32(stopInterrupt))
 			return vm.Exit{Reason: vm.ExitBudget, PC: c.regs.PC}
 		}
 		if e := c.run(1, true); e.Reason != vm.ExitStep {

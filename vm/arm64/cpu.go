@@ -95,7 +95,13 @@ func (c *CPU) Cache() *icache.A64Cache { return c.cache }
 
 // Interrupt asks a running Run to return ExitBudget at its next block
 // boundary; safe from any goroutine.
-func (c *CPU) Interrupt() { c.stop.Store(1) }
+func (c *CPU) Interrupt() { c.stop.Or(stopInterrupt) }
+
+// Bits of CPU.stop, tested together once per block.
+const (
+	stopInterrupt = 1 // Interrupt was called
+	stopHooks     = 2 // c.cm != nil: run the per-block cache model hook
+)
 
 // Retired is the number of instructions retired so far.
 func (c *CPU) Retired() uint64 { return c.retired }

@@ -87,9 +87,6 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 
 block:
 	for {
-		if c.cm != nil {
-			c.cmFetch()
-		}
 		if c.n >= c.limit {
 			exit.Reason = vm.ExitBudget
 			if c.step {
@@ -99,9 +96,16 @@ block:
 			goto done
 		}
 		if !c.step && c.stop.Load() != 0 {
-			c.stop.Store(0)
-			exit = vm.Exit{Reason: vm.ExitBudget, PC: pc}
-			goto done
+			// stopHooks keeps this branch taken while the cache model
+			// is on: its per-block hook costs nothing when it is off.
+			if c.cm != nil {
+				c.cmFetch()
+			}
+			if c.stop.Load()&stopInterrupt != 0 {
+				c.stop.And(^uint32(stopInterrupt))
+				exit = vm.Exit{Reason: vm.ExitBudget, PC: pc}
+				goto done
+			}
 		}
 		if pc&3 != 0 { // BR/BLR/RET to a misaligned address: PC alignment fault
 			exit = vm.Exit{Reason: vm.ExitAlignment, PC: pc, Fault: vm.Fault{Addr: pc, Access: vm.AccessExec}}
