@@ -45,13 +45,17 @@ type Profiler struct {
 	mu      sync.Mutex
 	cache   *imageCache
 	syms    map[*vm.MM]*Symbolizer
+	nextID  uint64 // numbers the address spaces, for sample keys
 	maps    []mapKey
 	mapIdx  map[mapKey]int32
 	samples map[string]*agg
+	// frames interns the distinct stack entries; samples refer to them
+	// by index.
+	frames   []frameKey
+	frameIdx map[frameKey]int32
 	// scratch, reused by every sample
-	stack  []uint64
-	frames []frameKey
-	key    []byte
+	stack []uint64
+	key   []byte
 }
 
 // mapKey identifies a profile mapping: an executable segment of an image
@@ -71,14 +75,14 @@ type frameKey struct {
 
 type agg struct {
 	tid    int
-	frames []frameKey
+	frames []int32 // indexes into Profiler.frames, leaf first
 	values []int64
 }
 
 // New returns an empty profiler.
 func New(o Options) *Profiler {
 	p := &Profiler{opts: o, period: o.Period, cache: newImageCache(),
-		syms: map[*vm.MM]*Symbolizer{}, mapIdx: map[mapKey]int32{}, samples: map[string]*agg{}}
+		syms: map[*vm.MM]*Symbolizer{}, mapIdx: map[mapKey]int32{}, samples: map[string]*agg{}, frameIdx: map[frameKey]int32{}}
 	if p.period == 0 {
 		p.period = DefaultPeriod
 	}
@@ -152,24 +156,34 @@ func (p *Profiler) SampleValues(tid int, arch vm.Arch, pc, sp, fp, lr uint64, mm
 	s := p.symbolizerLocked(mm)
 	s.mu.Lock()
 	p.stack = s.unwindLocked(arch, pc, sp, fp, lr, p.stack[:0])
-	key := binary.AppendUvarint(p.key[:0], uint64(tid))
-	p.frames = p.frames[:0]
-	for i, a := range p.stack {
+	for i := range p.stack {
 		if i > 0 {
-			a-- // inside the call instruction, as pprof expects
+			p.stack[i]-- // inside the call instruction, as pprof expects
 		}
-		m := p.mappingLocked(s, a)
-		p.frames = append(p.frames, frameKey{m, a})
-		key = binary.AppendVarint(key, int64(m))
+	}
+	key := binary.AppendUvarint(p.key[:0], uint64(tid))
+	key = binary.AppendUvarint(key, s.id)
+	for _, a := range p.stack {
 		key = binary.AppendUvarint(key, a)
 	}
-	s.mu.Unlock()
 	p.key = key
 	ag := p.samples[string(key)]
 	if ag == nil {
-		ag = &agg{tid: tid, frames: slices.Clone(p.frames), values: make([]int64, 1+len(p.opts.Extra))}
+		// A new stack in this address space: resolve its mappings.
+		ag = &agg{tid: tid, frames: make([]int32, len(p.stack)), values: make([]int64, 1+len(p.opts.Extra))}
+		for i, a := range p.stack {
+			f := frameKey{p.mappingLocked(s, a), a}
+			idx, ok := p.frameIdx[f]
+			if !ok {
+				idx = int32(len(p.frames))
+				p.frames = append(p.frames, f)
+				p.frameIdx[f] = idx
+			}
+			ag.frames[i] = idx
+		}
 		p.samples[string(key)] = ag
 	}
+	s.mu.Unlock()
 	ag.values[0] += int64(insns)
 	for i := range min(len(extra), len(p.opts.Extra)) {
 		ag.values[1+i] += extra[i]
@@ -199,7 +213,8 @@ func (p *Profiler) Forget(mm *vm.MM) {
 func (p *Profiler) symbolizerLocked(mm *vm.MM) *Symbolizer {
 	s := p.syms[mm]
 	if s == nil {
-		s = &Symbolizer{mm: mm, cache: p.cache}
+		p.nextID++
+		s = &Symbolizer{mm: mm, cache: p.cache, id: p.nextID}
 		p.syms[mm] = s
 	}
 	return s
@@ -269,14 +284,10 @@ func (p *Profiler) Profile() (*profile.Profile, error) {
 		m.ID = uint64(i + 1)
 	}
 
-	// Locations and functions.
-	locs := map[frameKey]*profile.Location{}
-	for _, ag := range p.samples {
-		for _, f := range ag.frames {
-			if locs[f] == nil {
-				locs[f] = &profile.Location{Address: f.addr}
-			}
-		}
+	// Locations (one per distinct stack entry) and functions.
+	locs := make([]*profile.Location, len(p.frames))
+	for i, f := range p.frames {
+		locs[i] = &profile.Location{Address: f.addr}
 	}
 	type funcKey struct {
 		name, sys, file string
@@ -292,7 +303,8 @@ func (p *Profiler) Profile() (*profile.Profile, error) {
 		}
 		return fn
 	}
-	for f, loc := range locs {
+	for fi, loc := range locs {
+		f := p.frames[fi]
 		if f.m < 0 {
 			continue
 		}
@@ -306,10 +318,7 @@ func (p *Profiler) Profile() (*profile.Profile, error) {
 		sym := k.img.syms[i]
 		_, line, inl := k.img.source(v)
 		for _, c := range inl {
-			pos, ok := k.img.debugInfo().decl[c.fn]
-			if !ok || pos.file == "" {
-				pos = srcPos{file: c.file}
-			}
+			pos := srcPos{file: c.file, line: c.declLine}
 			loc.Line = append(loc.Line, profile.Line{Function: function(c.fn, pos), Line: int64(c.line)})
 		}
 		loc.Line = append(loc.Line, profile.Line{Function: function(sym.name, k.img.declared(sym.name, sym.addr)), Line: int64(line)})
@@ -325,42 +334,53 @@ func (p *Profiler) Profile() (*profile.Profile, error) {
 	for i, fn := range prof.Function {
 		fn.ID = uint64(i + 1)
 	}
-	locKeys := make([]frameKey, 0, len(locs))
-	for f := range locs {
-		locKeys = append(locKeys, f)
-	}
-	mapRank := func(m int32) uint64 {
-		if m < 0 {
-			return uint64(len(mappings) + 1) // unmapped addresses last
+	prof.Location = slices.Clone(locs)
+	slices.SortFunc(prof.Location, func(a, b *profile.Location) int { // unmapped last
+		ra, rb := uint64(len(mappings)+1), uint64(len(mappings)+1)
+		if a.Mapping != nil {
+			ra = a.Mapping.ID
 		}
-		return mappings[m].ID
-	}
-	slices.SortFunc(locKeys, func(a, b frameKey) int {
-		return cmp.Or(cmp.Compare(mapRank(a.m), mapRank(b.m)), cmp.Compare(a.addr, b.addr))
+		if b.Mapping != nil {
+			rb = b.Mapping.ID
+		}
+		return cmp.Or(cmp.Compare(ra, rb), cmp.Compare(a.Address, b.Address))
 	})
-	for i, f := range locKeys {
-		loc := locs[f]
+	for i, loc := range prof.Location {
 		loc.ID = uint64(i + 1)
-		prof.Location = append(prof.Location, loc)
 	}
 
 	// Samples.
-	aggs := make([]*agg, 0, len(p.samples))
-	for _, ag := range p.samples {
-		aggs = append(aggs, ag)
+	type sample struct {
+		ag  *agg
+		ids []uint64
 	}
-	slices.SortFunc(aggs, func(a, b *agg) int {
-		if c := cmp.Compare(a.tid, b.tid); c != 0 {
-			return c
+	samples := make([]sample, 0, len(p.samples))
+	for _, ag := range p.samples {
+		ids := make([]uint64, len(ag.frames))
+		for i, f := range ag.frames {
+			ids[i] = locs[f].ID
 		}
-		return slices.CompareFunc(a.frames, b.frames, func(x, y frameKey) int {
-			return cmp.Compare(locs[x].ID, locs[y].ID)
-		})
+		samples = append(samples, sample{ag, ids})
+	}
+	slices.SortFunc(samples, func(a, b sample) int {
+		return cmp.Or(cmp.Compare(a.ag.tid, b.ag.tid), slices.Compare(a.ids, b.ids))
 	})
-	for _, ag := range aggs {
-		s := &profile.Sample{Value: slices.Clone(ag.values), NumLabel: map[string][]int64{"tid": {int64(ag.tid)}}}
-		for _, f := range ag.frames {
-			s.Location = append(s.Location, locs[f])
+	for _, smp := range samples {
+		if n := len(prof.Sample); n > 0 {
+			// The same thread and stack in another address space (after
+			// exec of the same file): one sample.
+			last := prof.Sample[n-1]
+			if last.NumLabel["tid"][0] == int64(smp.ag.tid) && slices.EqualFunc(last.Location, smp.ids, func(l *profile.Location, id uint64) bool { return l.ID == id }) {
+				for i, v := range smp.ag.values {
+					last.Value[i] += v
+				}
+				continue
+			}
+		}
+		s := &profile.Sample{Value: slices.Clone(smp.ag.values), NumLabel: map[string][]int64{"tid": {int64(smp.ag.tid)}},
+			Location: make([]*profile.Location, len(smp.ids))}
+		for j, id := range smp.ids {
+			s.Location[j] = prof.Location[id-1]
 		}
 		prof.Sample = append(prof.Sample, s)
 	}

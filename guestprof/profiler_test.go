@@ -202,3 +202,27 @@ func TestSamplePeriodValue(t *testing.T) {
 		t.Errorf("sample types %v period %d", prof.SampleType, prof.Period)
 	}
 }
+
+// TestSampleAcrossAddressSpaces: the same thread and stack in two address
+// spaces of the same file (exec of the same program) is one sample; a
+// different file at the same addresses is not confused with it.
+func TestSampleAcrossAddressSpaces(t *testing.T) {
+	p := New(Options{Period: 10})
+	for range 2 {
+		c := loadFibfp(t, "arm64", vm.ArchARM64)
+		c.chain(t)
+		p.Sample(7, vm.ArchARM64, c.retFF, sp, f1, 0, c.mm)
+	}
+	other := loadGuest(t, "../testdata/bin/arm64/fib") // same text addresses, other file
+	p.Sample(7, vm.ArchARM64, other.sym(t, "fib")+8, sp, 0, 0, other.mm)
+	prof, err := p.Profile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(prof.Sample) != 2 || prof.Sample[0].Value[0] != 20 || prof.Sample[1].Value[0] != 10 {
+		t.Fatalf("want 2 samples (20, 10):\n%s", prof)
+	}
+	if len(prof.Mapping) != 2 || prof.Mapping[0].File == prof.Mapping[1].File {
+		t.Errorf("mappings %v", prof.Mapping)
+	}
+}

@@ -17,6 +17,7 @@ import (
 type Symbolizer struct {
 	mm    *vm.MM
 	cache *imageCache
+	id    uint64 // the profiler's number for mm
 
 	mu      sync.Mutex
 	gen     uint64   // mm.Gen() when regions was last valid

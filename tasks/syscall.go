@@ -71,6 +71,8 @@ func (t *Task) syscall() (stop bool, sc syscallResult, restartable bool) {
 		name := fmt.Sprintf("syscall %d", nr)
 		if no != sysNone {
 			name = fmt.Sprintf("syscall %s (%d)", no, nr)
+		} else if n, ok := a.names[nr]; ok {
+			name = fmt.Sprintf("syscall %s (%d)", n, nr)
 		}
 		if t.tg.k.noteUnimplemented(name) {
 			t.tg.k.logf("unimplemented %s at pc 0x%x", name, t.cpu.PC())

@@ -17,6 +17,7 @@ type arch struct {
 	args  [6]int // registers holding the arguments
 	ret   int    // register receiving the result
 	table map[uint64]sysno
+	names map[uint64]string // every syscall name of the arch (sysnames.go)
 	// cloneTLSArg / cloneCTIDArg: clone's argument order differs
 	// (arm64: flags, stack, ptid, tls, ctid; x86-64: flags, stack, ptid, ctid, tls).
 	cloneTLSArg, cloneCTIDArg int
@@ -24,12 +25,12 @@ type arch struct {
 }
 
 var arm64ABI = arch{
-	name: "arm64", nr: 8, args: [6]int{0, 1, 2, 3, 4, 5}, ret: 0, table: arm64Sys,
+	name: "arm64", nr: 8, args: [6]int{0, 1, 2, 3, 4, 5}, ret: 0, table: arm64Sys, names: arm64SysNames,
 	cloneTLSArg: 3, cloneCTIDArg: 4, statLayout: statGeneric,
 }
 
 var amd64ABI = arch{
-	name: "amd64", nr: 0, args: [6]int{7, 6, 2, 10, 8, 9}, ret: 0, table: amd64Sys,
+	name: "amd64", nr: 0, args: [6]int{7, 6, 2, 10, 8, 9}, ret: 0, table: amd64Sys, names: amd64SysNames,
 	cloneTLSArg: 4, cloneCTIDArg: 3, statLayout: statX86,
 }
 

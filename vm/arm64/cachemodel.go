@@ -114,6 +114,7 @@ func (c *CPU) cmClone(n *CPU) {
 
 // cmEnter runs on entry to run: exception return is a context
 // synchronisation, so a strict CPU drops the decoded pages it held.
+//
 func (c *CPU) cmEnter() {
 	c.cm.n0 = 0
 	if c.cm.strict {
@@ -123,6 +124,7 @@ func (c *CPU) cmEnter() {
 
 // cmFetch accounts the instruction fetches of the block that started at
 // c.blockStart since the last call.
+//
 func (c *CPU) cmFetch() {
 	if k := c.n - c.cm.n0; k != 0 && c.cm.m != nil {
 		c.cm.m.Fetch(c.blockStart, k)
@@ -131,6 +133,7 @@ func (c *CPU) cmFetch() {
 }
 
 // cmData accounts a data access.
+//
 func (c *CPU) cmData(addr, n uint64, write bool) {
 	if c.cm.m != nil {
 		c.cm.m.Data(addr, n, write)
@@ -139,6 +142,7 @@ func (c *CPU) cmData(addr, n uint64, write bool) {
 
 // cmISB is ISB: a context synchronisation. A strict CPU drops the decoded
 // pages it holds; the caller drops its current page.
+//
 func (c *CPU) cmISB() {
 	if c.cm.m != nil {
 		c.cm.m.ISB()
@@ -149,6 +153,7 @@ func (c *CPU) cmISB() {
 }
 
 // cmDC is DC CVAU/CVAC/CIVAC of the line holding addr (readable).
+//
 func (c *CPU) cmDC(addr uint64) {
 	if c.cm.m == nil {
 		return
@@ -160,6 +165,7 @@ func (c *CPU) cmDC(addr uint64) {
 // cmIC is IC IVAU of the line holding addr (readable). It reports whether
 // the caller must drop its current decoded page (not in strict mode,
 // where the CPU keeps executing what it fetched until ISB).
+//
 func (c *CPU) cmIC(addr uint64) bool {
 	if c.cm.m == nil {
 		c.cache.Invalidate(addr)
@@ -176,6 +182,7 @@ func (c *CPU) cmIC(addr uint64) bool {
 }
 
 // cmZVA is DC ZVA of the modelled block holding addr.
+//
 func (c *CPU) cmZVA(addr uint64) bool {
 	if c.cm.m == nil {
 		return c.tlb.StoreBytes(addr&^(DCZVASize-1), zeroBlock[:])
