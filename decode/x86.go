@@ -222,6 +222,10 @@ const (
 	X86XorRI
 	X86TestRR
 	X86TestRI
+	X86AdcRR
+	X86AdcRI
+	X86SbbRR
+	X86SbbRI
 	X86AluRM // Aux (an ALU op X86Add..X86Test except ADC/SBB) reg, [mem]
 	X86CmpMR // cmp [mem], reg   (Aux = X86Cmp or X86Test)
 	X86CmpMI // cmp [mem], imm   (Aux = X86Cmp or X86Test)
@@ -253,8 +257,8 @@ func (op X86Op) Base() X86Op {
 	switch {
 	case op >= X86MovRR && op <= X86MovStI:
 		return X86Mov
-	case op >= X86AddRR && op <= X86TestRI:
-		return [...]X86Op{X86Add, X86Sub, X86Cmp, X86And, X86Or, X86Xor, X86Test}[(op-X86AddRR)/2]
+	case op >= X86AddRR && op <= X86SbbRI:
+		return [...]X86Op{X86Add, X86Sub, X86Cmp, X86And, X86Or, X86Xor, X86Test, X86Adc, X86Sbb}[(op-X86AddRR)/2]
 	case op == X86CmpMR || op == X86CmpMI || op == X86AluRM:
 		return X86Undefined // depends on Aux; use (*X86).BaseOp
 	case op >= X86Jo && op <= X86Jg:
@@ -317,7 +321,7 @@ var x86OpNames = [...]string{
 // as their generic op.
 func (op X86Op) String() string {
 	switch {
-	case op >= X86MovRR && op <= X86TestRI, op >= X86Jo && op <= X86Jg:
+	case op >= X86MovRR && op <= X86SbbRI, op >= X86Jo && op <= X86Jg:
 		op = op.Base()
 	case op == X86AluRM:
 		return "alu-rm"

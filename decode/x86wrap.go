@@ -920,10 +920,18 @@ func translateX86Int(inst *x86asm.Inst, out *X86, rep uint8, convOK bool) (X86Op
 	return 0, false
 }
 
+// X86Specialize enables the specialised forms. Tests turn it off to run
+// the generic implementations of the same instructions; it must not change
+// while instructions are being decoded.
+var X86Specialize = true
+
 // specializeX86 replaces a generic op by its specialised form when the
 // operands fit (see the X86MovRR … X86Jg constants). Memory operands of
 // specialised forms never have Flags (no 0x67, no segment base).
 func specializeX86(in *X86) {
+	if !X86Specialize {
+		return
+	}
 	if in.Op == X86Jcc {
 		in.Op = X86Jo + X86Op(in.Cond)
 		return
@@ -950,6 +958,17 @@ func specializeX86(in *X86) {
 			in.Op = X86MovSt
 		case d.Kind == ArgMem && d.Size == in.Width && s.Kind == ArgImm:
 			in.Op = X86MovStI
+		}
+	case X86Adc, X86Sbb:
+		k := X86Op(7)
+		if in.Op == X86Sbb {
+			k = 8
+		}
+		switch {
+		case dReg && sReg:
+			in.Op = X86AddRR + 2*k
+		case dReg && s.Kind == ArgImm:
+			in.Op = X86AddRI + 2*k
 		}
 	case X86Add, X86Sub, X86Cmp, X86And, X86Or, X86Xor, X86Test:
 		var k X86Op

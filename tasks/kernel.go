@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"uvm/guestprof"
 	"uvm/signals"
 	"uvm/vm"
 	"uvm/vm/amd64"
@@ -63,6 +64,9 @@ type Options struct {
 	// Chaos draws each quantum at random (seeded) in [1, 2*Quantum], to
 	// search for schedule-dependent bugs reproducibly.
 	Chaos bool
+	// Profiler, when not nil, samples guest stacks every period of
+	// retired instructions (see package guestprof).
+	Profiler *guestprof.Profiler
 }
 
 // DefaultQuantum is the deterministic scheduler's default time slice.

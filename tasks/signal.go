@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 
+	"uvm/guestprof"
 	"uvm/signals"
 	"uvm/vm"
 	"uvm/vm/amd64"
@@ -283,7 +284,7 @@ func (t *Task) dieOfSignal(sig signals.Signal, core bool, info signals.SigInfo) 
 	k.mu.Unlock()
 	if first && info.Code > 0 && sig.Mask()&signals.SynchronousMask != 0 && t.lastExit != nil {
 		ex := *t.lastExit
-		k.logf("%s: %s at pc 0x%x: %s (thread %d)", sig, exitWhy(ex), ex.PC, t.cpu.Disasm(ex.PC), t.tid)
+		k.logf("%s: %s at pc 0x%x: %s in %s (thread %d)", sig, exitWhy(ex), ex.PC, t.cpu.Disasm(ex.PC), t.backtrace(ex.PC), t.tid)
 	}
 	k.event("%d signal %s fatal core=%v", t.tid, sig, core)
 	t.tg.exitGroup(ExitStatus{Signal: int(sig), Core: core})
@@ -469,4 +470,17 @@ func setAMD64Context(c *amd64.CPU, ctx *signals.AMD64Context) {
 		r.XMM[i][1] = le.Uint64(fx[160+16*i+8:])
 	}
 	c.SetRegs(&r)
+}
+
+// backtrace symbolizes the thread's stack for crash reports, leaf first
+// ("main.foo+0x14 ← main.bar+0x30 ← …").
+func (t *Task) backtrace(pc uint64) string {
+	var fp, lr uint64
+	arch := vm.ArchAMD64
+	if t.tg.arch == &arm64ABI {
+		arch, fp, lr = vm.ArchARM64, t.cpu.Reg(29), t.cpu.Reg(30)
+	} else {
+		fp = t.cpu.Reg(5)
+	}
+	return guestprof.NewSymbolizer(t.tg.mm).Backtrace(arch, pc, t.cpu.SP(), fp, lr)
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"uvm/guestprof"
 	"uvm/signals"
 	"uvm/vm"
 	"uvm/vm/arm64"
@@ -122,12 +123,15 @@ type Task struct {
 	detWait *detWait
 	// accounted is how many of cpu.Retired() the virtual clock has seen.
 	accounted uint64
+	// clock is the guest profiler's per-thread sampling clock.
+	clock guestprof.Clock
 }
 
 func (tg *ThreadGroup) newTask(cpu vm.CPU, tid int32) *Task {
 	t := &Task{tg: tg, tid: tid, cpu: cpu, baton: make(chan struct{}, 1), alt: signals.DisabledStack}
 	t.setupClock()
 	t.accounted = cpu.Retired()
+	t.clock = tg.k.opts.Profiler.NewClock(cpu.Retired())
 	tg.mu.Lock()
 	if tg.tasks == nil {
 		tg.tasks = map[int32]*Task{}
@@ -168,7 +172,7 @@ func (t *Task) run() {
 				}
 			}
 		} else {
-			ex = t.cpu.Run(budget)
+			ex = t.runSampled(budget)
 		}
 		used = 0
 		t.account()
@@ -226,6 +230,36 @@ func (t *Task) setupClock() {
 	}
 	c.Counter = func() uint64 {
 		return uint64(det.now() + int64(c.Retired()-t.accounted)*det.nsPerInsn)
+	}
+}
+
+// runSampled is cpu.Run(budget) with the guest profiler's sample points:
+// Run stops at each, the stack is recorded, and the slice continues, so
+// the deterministic schedule is the same with and without profiling.
+func (t *Task) runSampled(budget int64) vm.Exit {
+	prof := t.tg.k.opts.Profiler
+	if prof == nil {
+		return t.cpu.Run(budget)
+	}
+	for {
+		start := t.cpu.Retired()
+		b := t.clock.Budget(start, budget)
+		ex := t.cpu.Run(b)
+		done := t.cpu.Retired()
+		if n, ok := t.clock.Due(done); ok {
+			var fp, lr uint64
+			arch := vm.ArchAMD64
+			if t.tg.arch == &arm64ABI {
+				arch, fp, lr = vm.ArchARM64, t.cpu.Reg(29), t.cpu.Reg(30)
+			} else {
+				fp = t.cpu.Reg(5)
+			}
+			prof.SampleValues(int(t.tid), arch, t.cpu.PC(), t.cpu.SP(), fp, lr, t.cpu.MM(), n, nil)
+		}
+		budget -= int64(done - start)
+		if ex.Reason != vm.ExitBudget || budget <= 0 || int64(done-start) < b {
+			return ex
+		}
 	}
 }
 

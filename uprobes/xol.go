@@ -47,8 +47,8 @@ func (a Arch) taskSize() uint64 {
 // push %rax; push %rcx; push %r11; mov $335,%rax; syscall;
 // (uretprobe_syscall_check:) pop %r11; pop %rcx; ret; int3.
 var x86UretprobeTrampoline = [...]byte{
-	0x50,             // push %rax
-	0x51,             // push %rcx
+	0x50,       // push %rax
+	0x51,       // push %rcx
 	0x41, 0x53, // push %r11
 	0x48, 0xC7, 0xC0, 0x4F, 0x01, 0x00, 0x00, // mov $335,%rax
 	0x0F, 0x05, // syscall

@@ -14,7 +14,9 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strings"
+	"time"
 
+	"uvm/guestprof"
 	"uvm/tasks"
 	"uvm/vm"
 )
@@ -81,6 +83,8 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		traceInsn = fl.String("trace-insn", "", "write the registers before every instruction to FILE, in shared/tools/qemu-trace format")
 		stats     = fl.Bool("stats", false, "print retired instructions, syscalls and unimplemented items at exit (stderr)")
 		argv0     = fl.String("0", "", "argv[0] for the guest (default: PROG)")
+		pprofOut  = fl.String("pprof", "", "write a pprof profile of the guest (sampled every --pprof-period retired instructions) to FILE")
+		pprofPer  = fl.Uint64("pprof-period", guestprof.DefaultPeriod, "guest profile sampling period, in retired instructions")
 		cpuprof   = fl.String("cpuprofile", "", "write a CPU profile of uvm itself (runtime/pprof) to FILE")
 		memprof   = fl.String("memprofile", "", "write a heap profile of uvm itself to FILE at exit")
 	)
@@ -177,6 +181,23 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			pprof.WriteHeapProfile(f)
 		}()
 	}
+	var pf *os.File
+	if *pprofOut != "" {
+		if *pprofPer == 0 {
+			fmt.Fprintf(stderr, "uvm run: --pprof-period must be positive\n")
+			return 2
+		}
+		if pf, err = os.Create(*pprofOut); err != nil {
+			fmt.Fprintf(stderr, "uvm: %v\n", err)
+			return 2
+		}
+		defer pf.Close()
+		po := guestprof.Options{Period: *pprofPer}
+		if !opts.Deterministic {
+			po.TimeNanos = time.Now().UnixNano()
+		}
+		opts.Profiler = guestprof.New(po)
+	}
 	name := prog
 	if *argv0 != "" {
 		name = *argv0
@@ -187,6 +208,11 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return startError(stderr, prog, err)
 	}
 	st := tg.Wait()
+	if pf != nil {
+		if err := opts.Profiler.Write(pf); err != nil {
+			fmt.Fprintf(stderr, "uvm: writing the guest profile: %v\n", err)
+		}
+	}
 	if *stats {
 		k.WriteStats(stderr, tg)
 	}

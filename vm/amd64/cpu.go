@@ -142,7 +142,8 @@ func (c *CPU) MM() *vm.MM { return c.mm }
 func (c *CPU) TLB() *vm.TLB { return c.tlb }
 
 // Clone returns a copy of the register state bound to mm with a fresh
-// TLB; threads of the same MM share its instruction cache.
+// TLB and a zero retired count; threads of the same MM share its
+// instruction cache.
 func (c *CPU) Clone(mm *vm.MM) vm.CPU {
 	n := &CPU{}
 	n.regs = c.regs
@@ -151,7 +152,6 @@ func (c *CPU) Clone(mm *vm.MM) vm.CPU {
 	n.mm = mm
 	n.tlb = vm.NewTLB(mm)
 	n.code = x86Cache(mm)
-	n.retired = c.retired
 	return n
 }
 

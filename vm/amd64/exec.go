@@ -72,6 +72,9 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 		in = pg.At(pc)
 		if in == nil {
 			r, f, dr := pg.Decode(c.mm, pc)
+			// Decoding an instruction that runs into the next page may
+			// have marked that page as code (vm.MM.CodePage).
+			c.tlb.Sync()
 			switch dr {
 			case icache.DecodeStale:
 				pgBase = ^uint64(0)
@@ -164,6 +167,22 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 				g[d] = r
 			}
 			c.lop, c.lw, c.lr = lfLogic, in.Width, r
+		case decode.X86AdcRR, decode.X86AdcRI, decode.X86SbbRR, decode.X86SbbRI:
+			d, m := in.Args[0].Reg&15, wmask[in.Width&15]
+			a, b := g[d]&m, uint64(in.Imm)
+			if in.Op == decode.X86AdcRR || in.Op == decode.X86SbbRR {
+				b = g[in.Args[1].Reg&15] & m
+			}
+			cin := c.cf()
+			if in.Op <= decode.X86AdcRI {
+				r := (a + b + cin) & m
+				g[d] = r
+				c.lop, c.lw, c.la, c.lb, c.lr, c.lc = lfAdc, in.Width, a, b, r, cin
+			} else {
+				r := (a - b - cin) & m
+				g[d] = r
+				c.lop, c.lw, c.la, c.lb, c.lr, c.lc = lfSbb, in.Width, a, b, r, cin
+			}
 		case decode.X86AluRM:
 			v, ok := c.load(c.ea0(&in.Args[1]), in.Width)
 			if !ok {

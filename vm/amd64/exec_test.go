@@ -429,3 +429,29 @@ func BenchmarkFib(b *testing.B) {
 	b.ReportMetric(ns/float64(insns), "ns/insn")
 	b.ReportMetric(float64(insns)/ns*1e3, "MIPS")
 }
+
+func TestTraceLineAndClone(t *testing.T) {
+	c := newTestCPU(t, h("90"), false)
+	for i := 0; i < 16; i++ {
+		c.SetReg(i, uint64(i)*0x11)
+	}
+	c.SetRFLAGS(0x202 | rfCF | rfZF | rfDF | rfTF)
+	want := "pc=400000 rax=0 rbx=33 rcx=11 rdx=22 rsi=66 rdi=77 rbp=55 rsp=44 r8=88 r9=99 r10=aa r11=bb r12=cc r13=dd r14=ee r15=ff flags=441"
+	if got := c.TraceLine(); got != want {
+		t.Errorf("TraceLine:\n got %s\nwant %s", got, want)
+	}
+	c.SetTLS(0x1234)
+	n := c.Clone(c.MM()).(*CPU)
+	if n.TraceLine() != want || n.TLS() != 0x1234 || n.Retired() != 0 || n.TLB() == c.TLB() || n.code != c.code {
+		t.Errorf("clone differs: %s", n.TraceLine())
+	}
+	if got := c.Disasm(tCode); got != "nop" {
+		t.Errorf("Disasm = %q", got)
+	}
+	r := c.Regs()
+	r.RFLAGS = 0x202
+	c.SetRFLAGS(r.RFLAGS)
+	if c.RFLAGS() != 0x202 {
+		t.Errorf("RFLAGS %#x", c.RFLAGS())
+	}
+}

@@ -162,6 +162,26 @@ func (c *CPU) cf() uint64 {
 		return 0
 	case lfInc, lfDec:
 		return c.lc & 1
+	case lfAdc:
+		if c.lr < c.la || (c.lc != 0 && c.lr == c.la) {
+			return 1
+		}
+		return 0
+	case lfSbb:
+		if c.la < c.lb || (c.lc != 0 && c.la == c.lb) {
+			return 1
+		}
+		return 0
+	case lfNeg:
+		if c.la != 0 {
+			return 1
+		}
+		return 0
+	case lfMul:
+		if c.lc != 0 {
+			return 1
+		}
+		return 0
 	}
 	return c.lazyStatus() & rfCF
 }

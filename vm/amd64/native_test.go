@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"uvm/decode"
 	"uvm/vm"
 )
 
@@ -501,7 +502,18 @@ func runUVM(t *testing.T, code []byte, s nState) (nState, vm.ExitReason, string)
 	return out, vm.ExitBreakpoint, ""
 }
 
+// TestNativeDifferential compares with the host CPU twice: with the
+// decoder's specialised forms and with the generic implementations only.
 func TestNativeDifferential(t *testing.T) {
+	t.Run("specialised", testNativeDifferential)
+	t.Run("generic", func(t *testing.T) {
+		decode.X86Specialize = false
+		defer func() { decode.X86Specialize = true }()
+		testNativeDifferential(t)
+	})
+}
+
+func testNativeDifferential(t *testing.T) {
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
 		t.Skip("needs a linux/amd64 host")
 	}

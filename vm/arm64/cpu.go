@@ -58,9 +58,10 @@ const (
 	// CounterFreq is CNTFRQ_EL0: the generic timer runs at 1 GHz, so
 	// CNTVCT_EL0 counts nanoseconds.
 	CounterFreq = 1_000_000_000
-	// CTR is CTR_EL0 with the cache model off: 64-byte I and D cache lines (IminLine = DminLine =
-	// 4), PIPT instruction cache, CWG = ERG = 4, IDC = DIC = 0 (so code
-	// must be published with DC CVAU + IC IVAU, as on most cores).
+	// CTR is CTR_EL0 with the cache model off: 64-byte I and D cache
+	// lines (IminLine = DminLine = 4), PIPT instruction cache, CWG =
+	// ERG = 4, IDC = DIC = 0 (so code must be published with DC CVAU +
+	// IC IVAU, as on most cores).
 	CTR = 0x8444c004
 	// DCZID is DCZID_EL0 with the cache model off: DC ZVA is permitted
 	// and zeroes 64 bytes. With the model on, both describe the modelled
@@ -95,13 +96,7 @@ func (c *CPU) Cache() *icache.A64Cache { return c.cache }
 
 // Interrupt asks a running Run to return ExitBudget at its next block
 // boundary; safe from any goroutine.
-func (c *CPU) Interrupt() { c.stop.Or(stopInterrupt) }
-
-// Bits of CPU.stop, tested together once per block.
-const (
-	stopInterrupt = 1 // Interrupt was called
-	stopHooks     = 2 // c.cm != nil: run the per-block cache model hook
-)
+func (c *CPU) Interrupt() { c.stop.Store(1) }
 
 // Retired is the number of instructions retired so far.
 func (c *CPU) Retired() uint64 { return c.retired }

@@ -23,8 +23,8 @@ func (c *CPU) Run(budget int64) vm.Exit {
 	if budget < 0 {
 		budget = 0
 	}
-	if c.cm != nil && c.cm.redecode {
-		return c.runRedecode(uint64(budget))
+	if c.cm != nil { // cache model or re-decode mode: cachemodel.go
+		return c.runHooked(uint64(budget), false)
 	}
 	return c.run(uint64(budget), false)
 }
@@ -32,6 +32,9 @@ func (c *CPU) Run(budget int64) vm.Exit {
 // Step executes exactly one instruction and returns ExitStep, unless that
 // instruction exits otherwise (syscall, fault, breakpoint, …).
 func (c *CPU) Step() vm.Exit {
+	if c.cm != nil {
+		return c.runHooked(1, true)
+	}
 	return c.run(1, true)
 }
 
@@ -74,9 +77,6 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 	// carried from one instruction to the next (pc, nzcv, the page, end)
 	// stay in registers.
 	c.limit, c.step, c.n = limit, step, 0
-	if c.cm != nil { // cache model (cachemodel.go)
-		c.cmEnter()
-	}
 	r := c.r
 	pc := c.regs.PC
 	nzcv := c.regs.NZCV >> 28 & 15
@@ -96,16 +96,9 @@ block:
 			goto done
 		}
 		if !c.step && c.stop.Load() != 0 {
-			// stopHooks keeps this branch taken while the cache model
-			// is on: its per-block hook costs nothing when it is off.
-			if c.cm != nil {
-				c.cmFetch()
-			}
-			if c.stop.Load()&stopInterrupt != 0 {
-				c.stop.And(^uint32(stopInterrupt))
-				exit = vm.Exit{Reason: vm.ExitBudget, PC: pc}
-				goto done
-			}
+			c.stop.Store(0)
+			exit = vm.Exit{Reason: vm.ExitBudget, PC: pc}
+			goto done
 		}
 		if pc&3 != 0 { // BR/BLR/RET to a misaligned address: PC alignment fault
 			exit = vm.Exit{Reason: vm.ExitAlignment, PC: pc, Fault: vm.Fault{Addr: pc, Access: vm.AccessExec}}
@@ -332,9 +325,6 @@ block:
 				if !ok {
 					goto fault
 				}
-				if c.cm != nil {
-					c.cmData(addr, 1, false)
-				}
 				if in.Flags != 0 {
 					writeback(in, r, addr)
 				}
@@ -347,9 +337,6 @@ block:
 				v, ok := c.tlb.Load16(addr)
 				if !ok {
 					goto fault
-				}
-				if c.cm != nil {
-					c.cmData(addr, 2, false)
 				}
 				if in.Flags != 0 {
 					writeback(in, r, addr)
@@ -364,9 +351,6 @@ block:
 				if !ok {
 					goto fault
 				}
-				if c.cm != nil {
-					c.cmData(addr, 4, false)
-				}
 				if in.Flags != 0 {
 					writeback(in, r, addr)
 				}
@@ -379,9 +363,6 @@ block:
 				v, ok := c.tlb.Load64(addr)
 				if !ok {
 					goto fault
-				}
-				if c.cm != nil {
-					c.cmData(addr, 8, false)
 				}
 				if in.Flags != 0 {
 					writeback(in, r, addr)
@@ -396,9 +377,6 @@ block:
 				if !ok {
 					goto fault
 				}
-				if c.cm != nil {
-					c.cmData(addr, 1, false)
-				}
 				if in.Flags != 0 {
 					writeback(in, r, addr)
 				}
@@ -411,9 +389,6 @@ block:
 				v, ok := c.tlb.Load16(addr)
 				if !ok {
 					goto fault
-				}
-				if c.cm != nil {
-					c.cmData(addr, 2, false)
 				}
 				if in.Flags != 0 {
 					writeback(in, r, addr)
@@ -428,9 +403,6 @@ block:
 				if !ok {
 					goto fault
 				}
-				if c.cm != nil {
-					c.cmData(addr, 4, false)
-				}
 				if in.Flags != 0 {
 					writeback(in, r, addr)
 				}
@@ -443,9 +415,6 @@ block:
 				if !c.tlb.Store8(addr, uint8(r[in.Rd])) {
 					goto fault
 				}
-				if c.cm != nil {
-					c.cmData(addr, 1, true)
-				}
 				if in.Flags != 0 {
 					writeback(in, r, addr)
 				}
@@ -456,9 +425,6 @@ block:
 				}
 				if !c.tlb.Store16(addr, uint16(r[in.Rd])) {
 					goto fault
-				}
-				if c.cm != nil {
-					c.cmData(addr, 2, true)
 				}
 				if in.Flags != 0 {
 					writeback(in, r, addr)
@@ -471,9 +437,6 @@ block:
 				if !c.tlb.Store32(addr, uint32(r[in.Rd])) {
 					goto fault
 				}
-				if c.cm != nil {
-					c.cmData(addr, 4, true)
-				}
 				if in.Flags != 0 {
 					writeback(in, r, addr)
 				}
@@ -484,9 +447,6 @@ block:
 				}
 				if !c.tlb.Store64(addr, r[in.Rd]) {
 					goto fault
-				}
-				if c.cm != nil {
-					c.cmData(addr, 8, true)
 				}
 				if in.Flags != 0 {
 					writeback(in, r, addr)
@@ -500,9 +460,6 @@ block:
 				if !ok {
 					goto fault
 				}
-				if c.cm != nil {
-					c.cmData(addr, 1<<in.Size, false)
-				}
 				writeback(in, r, addr)
 				c.regs.V[in.Rd] = [2]uint64{lo, hi}
 			case decode.A64STRV:
@@ -512,9 +469,6 @@ block:
 				}
 				if !c.storeV(addr, c.regs.V[in.Rd][0], c.regs.V[in.Rd][1], in.Size) {
 					goto fault
-				}
-				if c.cm != nil {
-					c.cmData(addr, 1<<in.Size, true)
 				}
 				writeback(in, r, addr)
 			case decode.A64LDP:
@@ -538,9 +492,6 @@ block:
 					}
 					a, b = v&0xffffffff, v>>32
 				}
-				if c.cm != nil {
-					c.cmData(addr, 2<<in.Size, false)
-				}
 				writeback(in, r, addr)
 				r[in.Rd] = a
 				r[in.Ra] = b
@@ -553,9 +504,6 @@ block:
 				if !ok {
 					goto fault
 				}
-				if c.cm != nil {
-					c.cmData(addr, 8, false)
-				}
 				writeback(in, r, addr)
 				r[in.Rd] = uint64(int64(int32(v)))
 				r[in.Ra] = uint64(int64(v) >> 32)
@@ -567,9 +515,6 @@ block:
 				if !c.stp(addr, r[in.Rd], r[in.Ra], in.Size) {
 					goto fault
 				}
-				if c.cm != nil {
-					c.cmData(addr, 2<<in.Size, true)
-				}
 				writeback(in, r, addr)
 			case decode.A64LDPV:
 				addr = r[in.Rn] + in.Imm
@@ -578,9 +523,6 @@ block:
 				}
 				if !c.ldpV(in, addr) {
 					goto fault
-				}
-				if c.cm != nil {
-					c.cmData(addr, 2<<in.Size, false)
 				}
 				writeback(in, r, addr)
 			case decode.A64STPV:
@@ -591,9 +533,6 @@ block:
 				if !c.stpV(in, addr) {
 					goto fault
 				}
-				if c.cm != nil {
-					c.cmData(addr, 2<<in.Size, true)
-				}
 				writeback(in, r, addr)
 			case decode.A64PRFM, decode.A64NOP:
 			case decode.A64LDXR:
@@ -601,26 +540,17 @@ block:
 				if v, res = c.ldxr(r[in.Rn], in.Size); res != memOK {
 					goto memExit
 				}
-				if c.cm != nil {
-					c.cmData(r[in.Rn], 1<<in.Size, false)
-				}
 				r[in.Rd] = v
 			case decode.A64STXR:
 				var st uint64
 				if st, res = c.stxr(r[in.Rn], r[in.Rd], in.Size); res != memOK {
 					goto memExit
 				}
-				if c.cm != nil {
-					c.cmData(r[in.Rn], 1<<in.Size, true)
-				}
 				r[in.Ra] = st
 			case decode.A64LDXP:
 				var a, b uint64
 				if a, b, res = c.ldxp(r[in.Rn], in.Size); res != memOK {
 					goto memExit
-				}
-				if c.cm != nil {
-					c.cmData(r[in.Rn], 2<<in.Size, false)
 				}
 				r[in.Rd] = a
 				r[in.Ra] = b
@@ -629,25 +559,16 @@ block:
 				if st, res = c.stxp(r[in.Rn], r[in.Rd], r[in.Ra], in.Size); res != memOK {
 					goto memExit
 				}
-				if c.cm != nil {
-					c.cmData(r[in.Rn], 2<<in.Size, true)
-				}
 				r[in.Rm] = st
 			case decode.A64LDAR:
 				var v uint64
 				if v, res = c.ldar(r[in.Rn], in.Size); res != memOK {
 					goto memExit
 				}
-				if c.cm != nil {
-					c.cmData(r[in.Rn], 1<<in.Size, false)
-				}
 				r[in.Rd] = v
 			case decode.A64STLR:
 				if res = c.stlr(r[in.Rn], r[in.Rd], in.Size); res != memOK {
 					goto memExit
-				}
-				if c.cm != nil {
-					c.cmData(r[in.Rn], 1<<in.Size, true)
 				}
 
 			// Branches.
@@ -715,10 +636,6 @@ block:
 			case decode.A64DMB:
 				c.barrier()
 			case decode.A64ISB:
-				if c.cm != nil {
-					c.cmISB()
-					pg = nil
-				}
 				c.n += (pc-c.blockStart)>>2 + 1
 				pc += 4
 				continue block
@@ -731,12 +648,6 @@ block:
 					c.msr(in.Imm, r[in.Rd])
 				}
 			case decode.A64DCZVA:
-				if c.cm != nil {
-					if !c.cmZVA(r[in.Rd]) {
-						goto fault
-					}
-					break
-				}
 				addr = r[in.Rd] &^ (DCZVASize - 1)
 				if !c.tlb.StoreBytes(addr, zeroBlock[:]) {
 					goto fault
@@ -746,23 +657,14 @@ block:
 				if _, ok := c.tlb.Load8(addr); !ok {
 					goto fault
 				}
-				if c.cm != nil {
-					c.cmDC(addr)
-				}
 			case decode.A64ICIVAU:
 				addr = r[in.Rd]
 				if _, ok := c.tlb.Load8(addr); !ok {
 					goto fault
 				}
-				if c.cm != nil {
-					if c.cmIC(addr) {
-						pg = nil
-					}
-				} else {
-					c.cache.Invalidate(addr)
-					c.l0[addr>>vm.PageShift&(l0Size-1)] = nil
-					pg = nil
-				}
+				c.cache.Invalidate(addr)
+				c.l0[addr>>vm.PageShift&(l0Size-1)] = nil
+				pg = nil
 				c.n += (pc-c.blockStart)>>2 + 1
 				pc += 4
 				continue block
@@ -805,9 +707,6 @@ fault:
 	exit = vm.Exit{Reason: vm.ExitFault, PC: pc, Fault: c.tlb.Fault}
 
 done:
-	if c.cm != nil {
-		c.cmFetch()
-	}
 	c.regs.PC = exit.PC
 	c.regs.NZCV = nzcv << 28
 	c.retired += c.n

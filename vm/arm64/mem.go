@@ -61,9 +61,6 @@ func crc32Op(acc uint32, val uint64, size uint8, castagnoli bool) uint32 {
 // page returns the decoded page holding pc, from the per-CPU first level
 // or the address space's cache.
 func (c *CPU) page(pc uint64) (*icache.A64Page, *vm.Fault) {
-	if c.cm != nil && c.cm.redecode {
-		return c.redecodePage(pc)
-	}
 	if g := c.cache.Gen(); g != c.l0gen {
 		c.l0 = [l0Size]*icache.A64Page{}
 		c.l0gen = g
