@@ -226,6 +226,10 @@ const (
 	X86AdcRI
 	X86SbbRR
 	X86SbbRI
+	X86LeaR  // lea reg, [mem] (no 0x67)
+	X86ShlRI // shl reg, imm (count already masked, non-zero)
+	X86ShrRI // shr reg, imm
+	X86SarRI // sar reg, imm
 	X86AluRM // Aux (an ALU op X86Add..X86Test except ADC/SBB) reg, [mem]
 	X86CmpMR // cmp [mem], reg   (Aux = X86Cmp or X86Test)
 	X86CmpMI // cmp [mem], imm   (Aux = X86Cmp or X86Test)
@@ -257,6 +261,10 @@ func (op X86Op) Base() X86Op {
 	switch {
 	case op >= X86MovRR && op <= X86MovStI:
 		return X86Mov
+	case op == X86LeaR:
+		return X86Lea
+	case op >= X86ShlRI && op <= X86SarRI:
+		return [...]X86Op{X86Shl, X86Shr, X86Sar}[op-X86ShlRI]
 	case op >= X86AddRR && op <= X86SbbRI:
 		return [...]X86Op{X86Add, X86Sub, X86Cmp, X86And, X86Or, X86Xor, X86Test, X86Adc, X86Sbb}[(op-X86AddRR)/2]
 	case op == X86CmpMR || op == X86CmpMI || op == X86AluRM:
@@ -321,7 +329,7 @@ var x86OpNames = [...]string{
 // as their generic op.
 func (op X86Op) String() string {
 	switch {
-	case op >= X86MovRR && op <= X86SbbRI, op >= X86Jo && op <= X86Jg:
+	case op >= X86MovRR && op <= X86SarRI, op >= X86Jo && op <= X86Jg:
 		op = op.Base()
 	case op == X86AluRM:
 		return "alu-rm"

@@ -946,6 +946,22 @@ func specializeX86(in *X86) {
 	dReg := d.Kind == ArgReg && d.Size == in.Width
 	sReg := s.Kind == ArgReg && s.Size == in.Width
 	switch in.Op {
+	case X86Lea:
+		if dReg {
+			in.Op = X86LeaR
+		}
+	case X86Shl, X86Shr, X86Sar:
+		cnt := uint64(in.Imm) & 31
+		if in.Width == 8 {
+			cnt = uint64(in.Imm) & 63
+		}
+		if dReg && s.Kind == ArgImm && cnt != 0 {
+			in.Imm = int64(cnt)
+			in.Op = X86ShlRI + in.Op - X86Shl
+			if in.Op > X86ShrRI {
+				in.Op = X86SarRI
+			}
+		}
 	case X86Mov:
 		switch {
 		case dReg && sReg:

@@ -72,8 +72,12 @@ func (c *A64Cache) lookupStrict(mm *vm.MM, pc uint64) (*A64Page, *vm.Fault) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if f != nil {
-		delete(c.pages, vpn)
-		delete(c.views, vpn)
+		if !f.Mapped {
+			// Unmapped: the view's page is gone. (A permission
+			// change is no cache maintenance: the view stays.)
+			delete(c.pages, vpn)
+			delete(c.views, vpn)
+		}
 		return nil, f
 	}
 	v := c.viewLocked(vpn, src)

@@ -325,6 +325,10 @@ type Cache struct {
 	stamp []uint64
 	clock uint64
 	rng   uint64
+	// last is the line number of the latest lookup + 1 (0: none). It is
+	// the most recently used line of its set, so looking it up again
+	// hits and changes no replacement state, under every policy.
+	last  uint64
 	Stats CacheStats
 }
 
@@ -358,9 +362,13 @@ func (c *Cache) Access(addr uint64) bool {
 
 // lookup is Access by line number without counting the access.
 func (c *Cache) lookup(line uint64) bool {
+	tag := line + 1
+	if tag == c.last {
+		return true
+	}
+	c.last = tag
 	base := int(line&c.setMask) * c.ways
 	set := c.tags[base : base+c.ways]
-	tag := line + 1
 	c.clock++
 	for w, t := range set {
 		if t == tag {
@@ -410,6 +418,9 @@ func (c *Cache) Invalidate(addr uint64) bool {
 		if c.tags[base+w] == line+1 {
 			c.tags[base+w] = 0
 			c.Stats.Invalidations++
+			if c.last == line+1 {
+				c.last = 0
+			}
 			return true
 		}
 	}
@@ -617,7 +628,11 @@ func (m *Model) FetchRange(start, end, n uint64) {
 	}
 	c := m.I
 	c.Stats.Accesses += n
-	for l, last := start>>c.lineShift, (end-1)>>c.lineShift; l <= last; l++ {
+	l, last := start>>c.lineShift, (end-1)>>c.lineShift
+	if l+1 == c.last { // the block starts in the line the last one ended in
+		l++
+	}
+	for ; l <= last; l++ {
 		c.lookup(l)
 	}
 }
@@ -625,6 +640,21 @@ func (m *Model) FetchRange(start, end, n uint64) {
 // Data accounts a load (write false) or store of n bytes at addr: one
 // access per line touched.
 func (m *Model) Data(addr, n uint64, write bool) {
+	c := m.D
+	if l := addr >> c.lineShift; l+1 == c.last && (addr+n-1)>>c.lineShift == l && n != 0 {
+		// The line of the previous access: a hit.
+		c.Stats.Accesses++
+		if write {
+			m.st.DWrites++
+		} else {
+			m.st.DReads++
+		}
+		return
+	}
+	m.data(addr, n, write)
+}
+
+func (m *Model) data(addr, n uint64, write bool) {
 	if n == 0 {
 		return
 	}

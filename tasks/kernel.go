@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"uvm/guestprof"
+	"uvm/icache"
 	"uvm/signals"
 	"uvm/vm"
 	"uvm/vm/amd64"
@@ -67,6 +68,14 @@ type Options struct {
 	// Profiler, when not nil, samples guest stacks every period of
 	// retired instructions (see package guestprof).
 	Profiler *guestprof.Profiler
+	// CacheModel, when not nil, gives every CPU modelled L1 I/D caches
+	// (and arm64 its non-coherent I-side in strict mode); --stats
+	// prints their counters. See package icache and cachemodel.go.
+	CacheModel *icache.Models
+	// Redecode makes the interpreters decode every instruction afresh
+	// before executing it (differential testing of the predecoded
+	// instruction caches).
+	Redecode bool
 }
 
 // DefaultQuantum is the deterministic scheduler's default time slice.
@@ -244,6 +253,7 @@ func (k *Kernel) Start(path string, argv []string) (*ThreadGroup, error) {
 	}
 	cpu.SetSP(sp)
 	cpu.SetPC(img.Entry)
+	k.attachCacheModel(cpu)
 	if img.Arch == vm.ArchARM64 {
 		if err := mapARM64VDSO(mm); err != nil {
 			return nil, err
@@ -321,6 +331,9 @@ func (k *Kernel) WriteStats(w io.Writer, tgs ...*ThreadGroup) {
 		k.det.mu.Lock()
 		fmt.Fprintf(w, "  context switches: %d\n  virtual time: %d ns\n", k.det.switches, k.det.vclock)
 		k.det.mu.Unlock()
+	}
+	if k.opts.CacheModel != nil {
+		k.opts.CacheModel.WriteStats(w)
 	}
 	fmt.Fprintf(w, "  syscalls:\n")
 	for _, n := range names {

@@ -557,6 +557,7 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 	}
 	cpu.SetSP(sp)
 	cpu.SetPC(img.Entry)
+	k.attachCacheModel(cpu)
 
 	// Point of no return: de_thread, then switch the image.
 	tg := t.tg

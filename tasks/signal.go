@@ -168,6 +168,11 @@ func (t *Task) exitSignalInfo(ex vm.Exit) (signals.SigInfo, bool) {
 		}
 		return signals.FaultInfo(signals.SIGTRAP, signals.TRAP_BRKPT, ex.PC), true
 	case vm.ExitDivide:
+		// Code carries the si_code of an unmasked SIMD floating-point
+		// exception (x86 #XM); 0 is the integer divide error (#DE).
+		if ex.Code != 0 {
+			return signals.FaultInfo(signals.SIGFPE, int32(ex.Code), ex.PC), true
+		}
 		return signals.FaultInfo(signals.SIGFPE, signals.FPE_INTDIV, ex.PC), true
 	case vm.ExitPrivileged:
 		return signals.KernelInfo(signals.SIGSEGV), true

@@ -361,6 +361,7 @@ func (t *Task) exited() {
 	tg.mu.Lock()
 	delete(tg.tasks, t.tid)
 	tg.retired[t.tid] = t.cpu.Retired()
+	releaseCacheModel(t.cpu)
 	last := len(tg.tasks) == 0
 	st := tg.status
 	tg.mu.Unlock()

@@ -473,7 +473,8 @@ func (t *Task) handleSinglestep(r Regs) {
 	s := t.mm.sys
 	u := ut.activeUprobe
 	var err error
-	switch ut.state {
+	state := ut.state
+	switch state {
 	case UTaskSStepAck:
 		err = t.archPostXOL(u, r)
 	case UTaskSStepTrapped:
@@ -491,7 +492,12 @@ func (t *Task) handleSinglestep(r Regs) {
 	t.xolFreeInsnSlot()
 	switch {
 	case s.opts.WrongSignalDeniedV1:
-		// v1: nothing here; the step notifier overwrote the state.
+		// v1 re-raised the flag only for the states it still saw here;
+		// after a completed step the notifier has overwritten
+		// DENY_SIGNAL with ACK, so a denied signal is lost.
+		if state == UTaskSStepTrapped {
+			t.th.Flags().Set(TIF_SIGPENDING)
+		}
 	case s.opts.SingleStepSiglock:
 		l := t.th.Siglock()
 		l.Lock()

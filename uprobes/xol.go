@@ -185,22 +185,7 @@ func (t *Task) xolGetInsnSlot(u *uprobe) bool {
 	}
 	nr := a.getSlotNr()
 	if nr >= a.nslots {
-		m.sys.stats.slotWaits.Add(1)
-		ready := func() bool {
-			nr = a.getSlotNr()
-			return nr < a.nslots
-		}
-		if w, ok := t.th.(Waiter); ok {
-			w.Wait(ready)
-		} else {
-			a.waiters.Add(1)
-			a.mu.Lock()
-			for !ready() {
-				a.cond.Wait()
-			}
-			a.mu.Unlock()
-			a.waiters.Add(-1)
-		}
+		nr = t.waitSlot(a)
 	}
 	ut := t.utask
 	ut.xolVaddr = a.vaddr + uint64(nr*a.slotBytes)
@@ -210,6 +195,28 @@ func (t *Task) xolGetInsnSlot(u *uprobe) bool {
 	}
 	m.copyIXOL(a, ut.xolVaddr, u.arch.insn[:n], ut.scratch[:])
 	return true
+}
+
+// waitSlot sleeps until a slot can be taken (wait_event on area->wq).
+func (t *Task) waitSlot(a *xolArea) int {
+	t.mm.sys.stats.slotWaits.Add(1)
+	nr := a.nslots
+	ready := func() bool {
+		nr = a.getSlotNr()
+		return nr < a.nslots
+	}
+	if w, ok := t.th.(Waiter); ok {
+		w.Wait(ready)
+		return nr
+	}
+	a.waiters.Add(1)
+	a.mu.Lock()
+	for !ready() {
+		a.cond.Wait()
+	}
+	a.mu.Unlock()
+	a.waiters.Add(-1)
+	return nr
 }
 
 // xolFreeInsnSlot is xol_free_insn_slot.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"uvm/guestprof"
+	"uvm/icache"
 	"uvm/tasks"
 	"uvm/vm"
 )
@@ -88,6 +89,13 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cpuprof   = fl.String("cpuprofile", "", "write a CPU profile of uvm itself (runtime/pprof) to FILE")
 		memprof   = fl.String("memprofile", "", "write a heap profile of uvm itself to FILE at exit")
 	)
+	// Cache model flags (issue 6; package icache).
+	var (
+		cacheModel = fl.Bool("cache-model", false, "model each CPU's L1 I and D caches; arm64 gets a non-coherent I-side (see --icache); --stats prints the counters")
+		cacheCfg   = fl.String("cache-config", "", "cache model configuration, e.g. 'l1i=32k,64,4 l1d=32k,64,8' (also repl=, seed=, icache=, dc= ic= bcast= isb= zva= costs); implies --cache-model")
+		icacheMode = fl.String("icache", "", "arm64 I-side with the cache model: strict (default: code needs DC CVAU, IC IVAU and ISB) or coherent; implies --cache-model")
+		redecode   = fl.Bool("redecode", false, "decode every instruction afresh before executing it (slow; differential test of the predecoded-instruction cache)")
+	)
 	fl.Var(&setEnv, "E", "set guest environment variable VAR=VALUE (repeatable)")
 	fl.Var(&unsetEnv, "U", "remove guest environment variable VAR (repeatable)")
 	fl.Usage = func() {
@@ -119,6 +127,18 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	opts := tasks.Options{Root: *root, Env: env, Stdin: stdin, Stdout: stdout, Stderr: stderr, Log: stderr,
 		Deterministic: *det || *chaos, Chaos: *chaos, Seed: *seed, Quantum: *quantum, NsPerInsn: *nsPerInsn,
 		TraceHash: *traceHash}
+	if *cacheModel || *cacheCfg != "" || *icacheMode != "" {
+		cfg, err := icache.ParseModelConfig(*cacheCfg)
+		if err == nil && *icacheMode != "" {
+			cfg.ICache, err = icache.ParseICacheMode(*icacheMode)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "uvm run: %v\n", err)
+			return 2
+		}
+		opts.CacheModel = icache.NewModels(cfg)
+	}
+	opts.Redecode = *redecode
 	closeAll := []io.Closer{}
 	defer func() {
 		for _, c := range closeAll {

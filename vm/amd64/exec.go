@@ -183,6 +183,26 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 				g[d] = r
 				c.lop, c.lw, c.la, c.lb, c.lr, c.lc = lfSbb, in.Width, a, b, r, cin
 			}
+		case decode.X86LeaR:
+			g[in.Args[0].Reg&15] = c.ea0(&in.Args[1]) & wmask[in.Width&15]
+		case decode.X86ShlRI, decode.X86ShrRI, decode.X86SarRI:
+			d, m := in.Args[0].Reg&15, wmask[in.Width&15]
+			a, cnt := g[d]&m, uint64(in.Imm)
+			var tmp, r uint64
+			switch in.Op {
+			case decode.X86ShlRI:
+				tmp, r = (a<<(cnt-1))&m, (a<<cnt)&m
+				c.lop = lfShl
+			case decode.X86ShrRI:
+				tmp, r = a>>(cnt-1), a>>cnt
+				c.lop = lfShr
+			default:
+				sa := sext(a, in.Width)
+				tmp, r = uint64(sa>>(cnt-1))&m, uint64(sa>>cnt)&m
+				c.lop = lfShr
+			}
+			g[d] = r
+			c.lw, c.la, c.lr = in.Width, tmp, r
 		case decode.X86AluRM:
 			v, ok := c.load(c.ea0(&in.Args[1]), in.Width)
 			if !ok {

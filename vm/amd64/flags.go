@@ -26,6 +26,8 @@ const (
 	lfDec          // la - 1 = lr, CF = lc
 	lfNeg          // 0 - la = lr
 	lfMul          // lr = low half; CF = OF = lc
+	lfShl          // SHL by a non-zero count: la = value shifted by count-1
+	lfShr          // SHR/SAR by a non-zero count: la = value shifted by count-1
 )
 
 // parityTable[b] is rfPF when b has an even number of set bits.
@@ -117,6 +119,12 @@ func (c *CPU) lazyStatus() uint64 {
 		if c.lc != 0 {
 			f |= rfCF | rfOF
 		}
+	case lfShl:
+		f |= (a >> (8*uint(w) - 1)) & 1
+		f |= (((a ^ r) >> (8*uint(w) - 1)) & 1) << 11
+	case lfShr:
+		f |= a & 1
+		f |= (((a ^ r) >> (8*uint(w) - 1)) & 1) << 11
 	}
 	return f
 }
@@ -182,6 +190,10 @@ func (c *CPU) cf() uint64 {
 			return 1
 		}
 		return 0
+	case lfShl:
+		return (c.la >> (8*uint(c.lw) - 1)) & 1
+	case lfShr:
+		return c.la & 1
 	}
 	return c.lazyStatus() & rfCF
 }

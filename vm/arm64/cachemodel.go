@@ -27,6 +27,11 @@ type cmState struct {
 	ctr   uint64
 	dczid uint64
 	zero  []byte // one DC ZVA block of zeros
+	// pipe is, in strict mode, every decoded page the CPU fetched
+	// since its last context synchronisation (its "pipeline"): it
+	// keeps executing them, whatever IC IVAU did meanwhile, until the
+	// next ISB or exit from Run. l0 caches it.
+	pipe map[uint64]*icache.A64Page
 	// scratch is the page redecode mode executes from.
 	scratch *icache.A64Page
 	stable  vm.Page // Src of scratch: its version never changes
@@ -45,7 +50,7 @@ func (c *CPU) SetCacheModel(m *icache.Model) {
 		return
 	}
 	c.cm = &cmState{m: m, strict: m.Strict(), redecode: redecode, ctr: m.CTR(), dczid: m.DCZID(),
-		zero: make([]byte, m.ZVABlock())}
+		zero: make([]byte, m.ZVABlock()), pipe: make(map[uint64]*icache.A64Page)}
 	if redecode {
 		c.SetRedecode(true)
 	}
@@ -106,8 +111,14 @@ func (c *CPU) cmClone(n *CPU) {
 func (c *CPU) cmEnter() {
 	c.cm.n0 = 0
 	if c.cm.strict {
-		c.l0 = [l0Size]*icache.A64Page{}
+		c.contextSync()
 	}
+}
+
+// contextSync drops the strict CPU's fetched pages.
+func (c *CPU) contextSync() {
+	c.l0 = [l0Size]*icache.A64Page{}
+	clear(c.cm.pipe)
 }
 
 // cmFetch accounts the instruction fetches of the block that started at
@@ -133,7 +144,7 @@ func (c *CPU) cmISB() {
 		c.cm.m.ISB()
 	}
 	if c.cm.strict {
-		c.l0 = [l0Size]*icache.A64Page{}
+		c.contextSync()
 	}
 }
 
@@ -205,7 +216,30 @@ func (c *CPU) cmPage(pc uint64) (*icache.A64Page, *vm.Fault) {
 	if c.cm.redecode {
 		return c.redecodePage(pc)
 	}
-	return c.page(pc)
+	if !c.cm.strict {
+		return c.page(pc)
+	}
+	// Strict: l0, then the pages fetched since the last context
+	// synchronisation, then the process's current I-side view. Strict
+	// pages stay valid across stores (they are decoded from the view),
+	// so l0 entries need no version check.
+	vpn := pc >> vm.PageShift
+	slot := &c.l0[vpn&(l0Size-1)]
+	if p := *slot; p != nil && p.VA == vpn<<vm.PageShift {
+		return p, nil
+	}
+	if p := c.cm.pipe[vpn]; p != nil {
+		*slot = p
+		return p, nil
+	}
+	p, f := c.cache.Lookup(c.mm, pc)
+	c.tlb.Sync()
+	if f != nil {
+		return nil, f
+	}
+	c.cm.pipe[vpn] = p
+	*slot = p
+	return p, nil
 }
 
 // runRedecode is Run in re-decode mode: one instruction per step, each

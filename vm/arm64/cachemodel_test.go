@@ -173,7 +173,7 @@ func TestStrictInvalidationPaths(t *testing.T) {
 			}
 		}
 		pokeWord(insMovW0_2)
-		runToBrk(t, c)
+		runToBrk(t, run2(c))
 		if got, want := c.Reg(20), map[bool]uint64{false: 2, true: 1}[strict]; got != want {
 			t.Errorf("%s: after a store: %d, want %d", mode, got, want)
 		}
