@@ -68,6 +68,10 @@ type Options struct {
 	// Profiler, when not nil, samples guest stacks every period of
 	// retired instructions (see package guestprof).
 	Profiler *guestprof.Profiler
+	// PinThreads pins the host thread running each guest thread to its
+	// own host CPU (guest thread i → CPU i mod NumCPU), where the host OS
+	// allows it (Linux: sched_setaffinity); elsewhere it does nothing.
+	PinThreads bool
 	// CacheModel, when not nil, gives every CPU modelled L1 I/D caches
 	// (and arm64 its non-coherent I-side in strict mode); --stats
 	// prints their counters. See package icache and cachemodel.go.

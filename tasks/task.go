@@ -149,6 +149,9 @@ const runBudget = 1 << 20
 // run is the task's loop: execute, handle the exit, repeat.
 func (t *Task) run() {
 	k := t.tg.k
+	if k.opts.PinThreads && k.det == nil {
+		pinToCPU(int(t.tid - 1001))
+	}
 	if k.det != nil {
 		k.det.acquire(t)
 	}
@@ -396,3 +399,12 @@ func (tg *ThreadGroup) Retired() uint64 {
 	}
 	return n
 }
+
+// Kill ends the thread group as SIGKILL would (used by harnesses such as
+// uvm bench to stop a guest that loops forever).
+func (tg *ThreadGroup) Kill() {
+	tg.exitGroup(ExitStatus{Signal: sigKILL})
+}
+
+// Done is closed when the thread group has exited.
+func (tg *ThreadGroup) Done() <-chan struct{} { return tg.done }

@@ -15,7 +15,7 @@ import (
 // The arm64 test text (file offsets).
 const (
 	a64STPOff    = 0x100 // stp x29, x30, [sp, #-16]!  (stepped)
-	a64NOPOff = 0x104 // nop                         (simulated)
+	a64NOPOff    = 0x104 // nop                         (simulated)
 	a64RETOff    = 0x108 // ret                         (simulated)
 	a64LDRLitOff = 0x10c // ldr x0, #8                  (rejected)
 	a64BRK5Off   = 0x110 // brk #5 in the program text  (not ours)

@@ -30,6 +30,7 @@ const usage = `usage: uvm <command> [arguments]
 
 commands:
   run [flags] PROG [ARGS...]   run a static arm64 or x86-64 Linux program
+  bench [flags] BENCH...       the kernel's trig-* uprobe benchmarks inside uvm
   version                      print uvm's version
   help                         print this help
 
@@ -48,6 +49,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		return cmdRun(args[1:], stdin, stdout, stderr)
+	case "bench":
+		return cmdBench(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "uvm %s\n", version)
 		return 0
