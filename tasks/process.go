@@ -215,8 +215,9 @@ const (
 )
 
 // findChild looks for a child matching pid (wait4 semantics) and returns
-// a zombie if there is one, and whether any child matches at all.
-func (tg *ThreadGroup) findChild(pid int32) (zombie *ThreadGroup, any bool) {
+// a zombie if there is one (or, with untraced, a stopped child whose stop
+// was not reported yet), and whether any child matches at all.
+func (tg *ThreadGroup) findChild(pid int32, untraced bool) (zombie *ThreadGroup, any bool) {
 	for _, c := range tg.proc.children {
 		match := pid == -1 || pid > 0 && c.pid == pid || pid == 0 && c.proc.pgid == tg.proc.pgid || pid < -1 && c.proc.pgid == -pid
 		if !match {
@@ -226,8 +227,17 @@ func (tg *ThreadGroup) findChild(pid int32) (zombie *ThreadGroup, any bool) {
 		if c.proc.zombie && zombie == nil {
 			zombie = c
 		}
+		if untraced && zombie == nil && c.jobctl.stoppedUnreported() {
+			zombie = c
+		}
 	}
 	return zombie, any
+}
+
+func (g *groupStop) stoppedUnreported() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.stopped && !g.reported
 }
 
 // reap removes a zombie child from the tree.
@@ -248,8 +258,8 @@ func (t *Task) waitChild(pid int32, options uint64, keep bool) (*ThreadGroup, Er
 	tg, k := t.tg, t.tg.k
 	for {
 		k.procMu.Lock()
-		z, any := tg.findChild(pid)
-		if z != nil && !keep {
+		z, any := tg.findChild(pid, options&wUNTRACED != 0)
+		if z != nil && !keep && z.proc.zombie {
 			tg.reapLocked(z)
 		}
 		ev := tg.proc.childEvent
@@ -265,7 +275,7 @@ func (t *Task) waitChild(pid int32, options uint64, keep bool) (*ThreadGroup, Er
 		ready := func() bool {
 			k.procMu.Lock()
 			defer k.procMu.Unlock()
-			z, _ := tg.findChild(pid)
+			z, _ := tg.findChild(pid, options&wUNTRACED != 0)
 			return z != nil
 		}
 		t.wait(ready, func() <-chan struct{} { return ev }, -1)
@@ -292,15 +302,23 @@ func (t *Task) sysWait4(pid int32, statusAddr, options, rusage uint64) uint64 {
 	z.mu.Lock()
 	st := z.status
 	z.mu.Unlock()
+	status := waitStatus(st)
+	if !z.proc.zombie {
+		// A stopped child (WUNTRACED): 0x7f | sig<<8, reported once.
+		z.jobctl.mu.Lock()
+		status = 0x7f | uint32(z.jobctl.sig)<<8
+		z.jobctl.reported = true
+		z.jobctl.mu.Unlock()
+	}
 	if statusAddr != 0 {
-		if e := t.putU32(statusAddr, waitStatus(st)); e != 0 {
+		if e := t.putU32(statusAddr, status); e != 0 {
 			return errRet(e)
 		}
 	}
 	if rusage != 0 {
 		t.writeBytes(rusage, make([]byte, 144))
 	}
-	t.tg.k.event("%d wait4 reaped %d status=%#x", t.tid, z.pid, waitStatus(st))
+	t.tg.k.event("%d wait4 %d status=%#x", t.tid, z.pid, status)
 	return uint64(z.pid)
 }
 

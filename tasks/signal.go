@@ -78,6 +78,11 @@ func (tg *ThreadGroup) sendSignal(info signals.SigInfo, target *Task) Errno {
 	for _, o := range tasks {
 		all = append(all, &o.pending)
 	}
+	if sig := signals.Signal(info.Signo); sig == signals.SIGCONT || sig == signals.SIGKILL {
+		// prepare_signal: SIGCONT (and SIGKILL) resume a stopped group
+		// at send time, whatever the signal's disposition.
+		defer tg.cont()
+	}
 	res := sh.Send(info, q, blocked, all)
 	var wake []*Task
 	if res == signals.SendQueued {
@@ -208,9 +213,12 @@ func (t *Task) handleSignals(sc *syscallResult) bool {
 		case signals.DispNone:
 			continue
 		case signals.DispStop:
-			// No job control in uvm: a stop signal's default action is
-			// reported and ignored (the group keeps running).
-			tg.k.event("%d signal %s stop (ignored: no job control)", t.tid, sig)
+			if sc != nil {
+				t.finishSyscall(sc, false, signals.SigAction{})
+				sc = nil
+			}
+			tg.stop(sig)
+			t.waitWhileStopped()
 			continue
 		case signals.DispTerminate, signals.DispCore:
 			if sc != nil {

@@ -61,6 +61,8 @@ type ThreadGroup struct {
 
 	// cmdline is /proc/self/cmdline (argv, NUL-terminated), set at exec.
 	cmdline []byte
+	// jobctl is the group-stop state (SIGSTOP/SIGCONT).
+	jobctl groupStop
 	// itimer is ITIMER_REAL (protected by mu).
 	itimer itimerState
 	// proc is the group's place in the process tree (Kernel.procMu).
@@ -158,6 +160,10 @@ func (t *Task) run() {
 	defer t.exited()
 	var used int64
 	for !t.killed.Load() {
+		if t.tg.jobctl.isStopped() {
+			t.waitWhileStopped()
+			continue
+		}
 		var ex vm.Exit
 		budget := int64(runBudget)
 		if k.det != nil {

@@ -11,3 +11,9 @@ trap - USR1
 sh -c 'trap "echo child trap; exit 9" TERM; kill -TERM $$; sleep 1'; echo "child with trap: $?"
 trap 'echo exiting' EXIT
 echo end
+sleep 5 &
+pid=$!
+kill -STOP $pid
+kill -CONT $pid
+kill -TERM $pid
+wait $pid; echo "stopped, continued, terminated: $?"

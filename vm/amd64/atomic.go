@@ -28,6 +28,9 @@ func (c *CPU) atomicRMW(ea uint64, w uint8, op decode.X86Op, b, cin uint64) (old
 			return 0, 0, xFault
 		}
 		if p != nil {
+			if c.cm != nil { // cache model; the split-lock path counts in load/store
+				c.cmData(ea, 8, true)
+			}
 			for {
 				old = atomic.LoadUint64(p)
 				nv = rmwCompute(op, old, b, cin, m)
@@ -43,6 +46,9 @@ func (c *CPU) atomicRMW(ea uint64, w uint8, op decode.X86Op, b, cin uint64) (old
 			return 0, 0, xFault
 		}
 		if p != nil && (w != 4 || ea&3 == 0) {
+			if c.cm != nil {
+				c.cmData(ea, uint64(w), true)
+			}
 			sh := (ea & 3) * 8
 			for {
 				word := atomic.LoadUint32(p)
@@ -79,6 +85,9 @@ func (c *CPU) atomicCAS(ea uint64, w uint8, exp, nv uint64) (old uint64, res xre
 			return 0, xFault
 		}
 		if p != nil {
+			if c.cm != nil {
+				c.cmData(ea, 8, true)
+			}
 			for {
 				old = atomic.LoadUint64(p)
 				if old != exp {
@@ -96,6 +105,9 @@ func (c *CPU) atomicCAS(ea uint64, w uint8, exp, nv uint64) (old uint64, res xre
 			return 0, xFault
 		}
 		if p != nil && (w != 4 || ea&3 == 0) {
+			if c.cm != nil {
+				c.cmData(ea, uint64(w), true)
+			}
 			sh := (ea & 3) * 8
 			for {
 				word := atomic.LoadUint32(p)

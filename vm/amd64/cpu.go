@@ -47,6 +47,9 @@ type CPU struct {
 
 	retired   uint64
 	interrupt atomic.Bool
+	// cm is the cache model and re-decode state (cachemodel.go); nil
+	// when both are off.
+	cm *cmState
 	// why explains the next ExitUndefined (set by the op that refuses).
 	why string
 }
@@ -152,6 +155,7 @@ func (c *CPU) Clone(mm *vm.MM) vm.CPU {
 	n.mm = mm
 	n.tlb = vm.NewTLB(mm)
 	n.code = x86Cache(mm)
+	c.cmClone(n)
 	return n
 }
 
@@ -294,6 +298,9 @@ func (c *CPU) segBase(seg uint8) uint64 {
 
 // load reads size bytes (1, 2, 4, 8) at addr.
 func (c *CPU) load(addr uint64, size uint8) (uint64, bool) {
+	if c.cm != nil {
+		c.cmData(addr, uint64(size), false)
+	}
 	switch size {
 	case 1:
 		v, ok := c.tlb.Load8(addr)
@@ -310,6 +317,9 @@ func (c *CPU) load(addr uint64, size uint8) (uint64, bool) {
 
 // store writes size bytes (1, 2, 4, 8) at addr.
 func (c *CPU) store(addr uint64, size uint8, v uint64) bool {
+	if c.cm != nil {
+		c.cmData(addr, uint64(size), true)
+	}
 	switch size {
 	case 1:
 		return c.tlb.Store8(addr, uint8(v))

@@ -19,11 +19,17 @@ func (c *CPU) Run(budget int64) vm.Exit {
 	if budget <= 0 {
 		return vm.Exit{Reason: vm.ExitBudget, PC: c.regs.RIP}
 	}
+	if c.cm != nil && c.cm.redecode { // cachemodel.go
+		return c.runRedecode(uint64(budget), false)
+	}
 	return c.run(uint64(budget), false)
 }
 
 // Step executes exactly one instruction.
 func (c *CPU) Step() vm.Exit {
+	if c.cm != nil && c.cm.redecode {
+		return c.runRedecode(1, true)
+	}
 	return c.run(1, true)
 }
 
@@ -52,6 +58,9 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 	c.tlb.Sync()
 	pc := c.regs.RIP
 	var n uint64
+	if c.cm != nil { // cache model hooks: cachemodel.go
+		c.cmEnter(pc)
+	}
 	var pg *icache.X86Page
 	pgBase := ^uint64(0)
 	var in *decode.X86
@@ -110,6 +119,9 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 				res = xFault
 				goto except
 			}
+			if c.cm != nil {
+				c.cmData(a, uint64(in.Width), false)
+			}
 			g[in.Args[0].Reg&15] = v
 		case decode.X86MovSt, decode.X86MovStI:
 			a := c.ea0(&in.Args[0])
@@ -126,6 +138,9 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 			if !ok {
 				res = xFault
 				goto except
+			}
+			if c.cm != nil {
+				c.cmData(a, uint64(in.Width), true)
 			}
 		case decode.X86AddRR, decode.X86AddRI:
 			d, m := in.Args[0].Reg&15, wmask[in.Width&15]
@@ -340,6 +355,9 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 					res = xFault
 					goto except
 				}
+				if c.cm != nil {
+					c.cmData(sp, 8, true)
+				}
 				g[4] = sp
 				break
 			}
@@ -352,6 +370,9 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 				if !ok {
 					res = xFault
 					goto except
+				}
+				if c.cm != nil {
+					c.cmData(g[4], 8, false)
 				}
 				g[4] += 8
 				g[in.Args[0].Reg&15] = v
@@ -442,6 +463,9 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 				res = xFault
 				goto except
 			}
+			if c.cm != nil {
+				c.cmData(sp, 8, true)
+			}
 			g[4] = sp
 			pc = uint64(in.Imm)
 			goto taken
@@ -456,6 +480,9 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 				res = xFault
 				goto except
 			}
+			if c.cm != nil {
+				c.cmData(sp, 8, true)
+			}
 			g[4] = sp
 			pc = t
 			goto taken
@@ -464,6 +491,9 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 			if !ok {
 				res = xFault
 				goto except
+			}
+			if c.cm != nil {
+				c.cmData(g[4], 8, false)
 			}
 			g[4] += 8 + uint64(in.Imm)
 			pc = t
@@ -591,6 +621,9 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 
 	taken:
 		n++
+		if c.cm != nil {
+			c.cmTaken(pc, next, n)
+		}
 		if n >= limit {
 			goto budget
 		}
@@ -632,6 +665,9 @@ except:
 	}
 
 done:
+	if c.cm != nil {
+		c.cmFetch(exit.PC, n)
+	}
 	c.regs.RIP = exit.PC
 	c.retired += n
 	return exit

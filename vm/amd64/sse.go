@@ -115,6 +115,9 @@ func (c *CPU) readMem(in *decode.X86, addr uint64, n int) (vec, sseResult) {
 	default:
 		return v, sseUndefined
 	}
+	if c.cm != nil {
+		c.cmData(addr, uint64(n), false)
+	}
 	return v, sseOK
 }
 
@@ -130,6 +133,9 @@ func (c *CPU) writeMem(in *decode.X86, addr uint64, v vec, n int) sseResult {
 			// One page: the first store succeeding means the second will.
 			if !c.tlb.Store64(addr, v[0]) || !c.tlb.Store64(addr+8, v[1]) {
 				return sseFault
+			}
+			if c.cm != nil {
+				c.cmData(addr, 16, true)
 			}
 			return sseOK
 		}
@@ -157,6 +163,9 @@ func (c *CPU) writeMem(in *decode.X86, addr uint64, v vec, n int) sseResult {
 		}
 	default:
 		return sseUndefined
+	}
+	if c.cm != nil {
+		c.cmData(addr, uint64(n), true)
 	}
 	return sseOK
 }

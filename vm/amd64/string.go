@@ -167,6 +167,9 @@ func (c *CPU) stringFast(in *decode.X86, op decode.X86Op, w uint8, step, amask, 
 			if !c.tlb.LoadBytes(srcBase+g[6], b) {
 				return xFault, true
 			}
+			if c.cm != nil {
+				c.cmData(srcBase+g[6], nb, false)
+			}
 		} else {
 			v := g[0]
 			for i := uint64(0); i < nb; i += uint64(w) {
@@ -177,6 +180,9 @@ func (c *CPU) stringFast(in *decode.X86, op decode.X86Op, w uint8, step, amask, 
 		}
 		if !c.tlb.StoreBytes(rdi, b) {
 			return xFault, true
+		}
+		if c.cm != nil {
+			c.cmData(rdi, nb, true)
 		}
 		if op == decode.X86Movs {
 			g[6] += nb
