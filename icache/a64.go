@@ -1,6 +1,6 @@
-// Package icache holds the predecoded-instruction caches the interpreters
-// execute from: one per guest address space and architecture, shared by
-// all threads of that address space.
+// The predecoded-instruction cache for A64 (see doc.go): one per guest
+// address space, shared by all threads of that address space.
+
 package icache
 
 import (

@@ -176,7 +176,7 @@ func (c *A64Cache) DecodeOne(mm *vm.MM, pc uint64) (decode.A64, *vm.Page, *vm.Fa
 // POKETEXT: flush_icache_range / sync_icache_aliases): DC CVAU of every
 // data line and IC IVAU of every instruction line of [addr, addr+n),
 // broadcast to every CPU of the process. m is the cache model of the CPU
-// doing it (nil when the model is off); it is charged the modelled cost.
+// doing it, charged the modelled cost (nil: nothing is charged).
 // The new bytes are executed by each CPU after its next context
 // synchronisation (at the latest when it next returns from the kernel).
 // For an x86-64 address space it does nothing: x86's I-side is coherent.
@@ -185,7 +185,9 @@ func FlushICache(mm *vm.MM, m *Model, addr, n uint64) {
 	if !ok || n == 0 {
 		return
 	}
-	dl, il := uint64(64), uint64(64)
+	// Without a model (no cost to charge) work in the smallest line
+	// size, which covers every modelled line of the range.
+	dl, il := uint64(MinLine), uint64(MinLine)
 	if m != nil {
 		dl, il = m.DLine(), m.ILine()
 	}

@@ -136,3 +136,24 @@ func TestCoherentMaintenance(t *testing.T) {
 	mm2.Code = NewX86Cache(mm2)
 	FlushICache(mm2, NewModel(DefaultModelConfig()), 0x10000, 64)
 }
+
+// TestFlushICacheNoModel: without a model FlushICache covers lines of any
+// modelled size.
+func TestFlushICacheNoModel(t *testing.T) {
+	mm := testMM(t)
+	c := A64CacheOf(mm)
+	c.SetStrict(true)
+	for a := uint64(0x10000); a < 0x10080; a += 4 {
+		putWord(t, mm, a, wMov1)
+	}
+	insnImm(t, c, mm, 0x10000)
+	for a := uint64(0x10000); a < 0x10080; a += 4 {
+		putWord(t, mm, a, wMov2)
+	}
+	FlushICache(mm, nil, 0x10004, 0x70)
+	for a := uint64(0x10000); a < 0x10080; a += 4 {
+		if got := insnImm(t, c, mm, a); got != 2 {
+			t.Fatalf("%#x: %d after FlushICache", a, got)
+		}
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"uvm/guestprof"
 	"uvm/icache"
 	"uvm/signals"
+	"uvm/uprobes"
 	"uvm/vm"
 	"uvm/vm/amd64"
 	"uvm/vm/arm64"
@@ -68,6 +69,9 @@ type Options struct {
 	// Profiler, when not nil, samples guest stacks every period of
 	// retired instructions (see package guestprof).
 	Profiler *guestprof.Profiler
+	// Uprobes, when not nil, is the uprobe subsystem: probes registered
+	// in it are installed into every process that maps their file.
+	Uprobes *uprobes.System
 	// PinThreads pins the host thread running each guest thread to its
 	// own host CPU (guest thread i → CPU i mod NumCPU), where the host OS
 	// allows it (Linux: sched_setaffinity); elsewhere it does nothing.
@@ -270,6 +274,7 @@ func (k *Kernel) Start(path string, argv []string) (*ThreadGroup, error) {
 	tg.fds = newFDTable(k)
 	tg.proc.pgid, tg.proc.sid = tg.pid, tg.pid
 	k.registerProc(tg)
+	tg.attachUprobes(img)
 	t := tg.newTask(cpu, tg.pid)
 	tg.live.Add(1)
 	k.mu.Lock()

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"uvm/signals"
+	"uvm/uprobes"
 	"uvm/vm"
 	"uvm/vm/amd64"
 	"uvm/vm/arm64"
@@ -68,8 +69,23 @@ func (t *Task) forkProcess(flags, stack, ptid, tls, ctid uint64) uint64 {
 		return errRet(EINVAL)
 	}
 	mm := tg.mm
+	var umm *uprobes.MM
+	childPid := k.allocPID()
 	if flags&cloneVM == 0 {
-		mm = tg.mm.Fork()
+		if tg.umm != nil {
+			var err error
+			umm, err = tg.umm.Fork(childPid, func() (uprobes.AddrSpace, error) {
+				mm = tg.mm.Fork()
+				return uAddrSpace{mm, k}, nil
+			})
+			if err != nil {
+				return errRet(ENOMEM)
+			}
+		} else {
+			mm = tg.mm.Fork()
+		}
+	} else {
+		umm = tg.umm
 	}
 	cpu := t.cpu.Clone(mm)
 	cpu.SetReg(tg.arch.ret, 0)
@@ -83,7 +99,8 @@ func (t *Task) forkProcess(flags, stack, ptid, tls, ctid uint64) uint64 {
 	child := &ThreadGroup{k: k, arch: tg.arch, mm: mm, img: tg.img, done: make(chan struct{}),
 		cwd: tg.cwd, umask: tg.umask, cmdline: tg.cmdline}
 	tg.mu.Unlock()
-	child.pid = k.allocPID()
+	child.pid = childPid
+	child.umm = umm
 	if flags&cloneSighand != 0 {
 		child.sighand = tg.sighand
 	} else {
@@ -112,6 +129,10 @@ func (t *Task) forkProcess(flags, stack, ptid, tls, ctid uint64) uint64 {
 	nt := child.newTask(cpu, child.pid)
 	nt.blocked = t.blocked
 	nt.alt = t.alt
+	if t.utask != nil && nt.utask != nil {
+		t.utask.CopyProcess(nt.utask, flags&cloneVfork != 0)
+		nt.forkChild = flags&cloneVM == 0
+	}
 	if flags&cloneParentSettid != 0 {
 		t.putU32(ptid, uint32(child.pid))
 	}
@@ -588,6 +609,10 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 	}
 	tg.mu.Unlock()
 	k.futexes.wakeAll(tg.mm)
+	if t.utask != nil {
+		t.utask.Free(uRegs{t.cpu})
+	}
+	oldUMM := tg.umm
 	tg.mu.Lock()
 	tg.mm, tg.arch, tg.img = mm, a, img
 	tg.cmdline = cmdline(argv)
@@ -606,6 +631,21 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 	t.alt = signals.DisabledStack
 	t.clearChildTID = 0
 	t.setupClock()
+	if oldUMM != nil {
+		shared := tg.proc.vforkDone != nil
+		tg.umm = nil
+		if !shared {
+			oldUMM.Release()
+		}
+	}
+	tg.attachUprobes(img)
+	if tg.umm != nil {
+		if t.utask == nil {
+			t.newUtask()
+		} else {
+			t.utask.SetMM(tg.umm)
+		}
+	}
 	tg.releaseVfork()
 	k.event("%d execve %s pc=%#x", t.tid, g, img.Entry)
 	return 0, true

@@ -42,21 +42,59 @@ type detSched struct {
 	deadlock  func()
 	// timers are virtual-time events (ITIMER_REAL), fired in deadline
 	// order when the clock passes them.
-	timers []detTimer
+	timers []*detTimer
+	seq    uint64
 }
 
 type detTimer struct {
 	deadline int64
-	seq      uint64
+	seq      uint64 // FIFO order among equal deadlines
 	fire     func()
+	queued   bool
 }
 
 // addTimer schedules fire at virtual time deadline.
-func (s *detSched) addTimer(deadline int64, fire func()) {
+func (s *detSched) addTimer(deadline int64, fire func()) *detTimer {
+	tm := &detTimer{fire: fire}
+	s.resetTimer(tm, deadline)
+	return tm
+}
+
+// resetTimer (re)queues tm at deadline.
+func (s *detSched) resetTimer(tm *detTimer, deadline int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.timers = append(s.timers, detTimer{deadline: deadline, seq: uint64(len(s.timers)), fire: fire})
-	sort.SliceStable(s.timers, func(i, j int) bool { return s.timers[i].deadline < s.timers[j].deadline })
+	s.removeTimerLocked(tm)
+	s.seq++
+	tm.deadline, tm.seq, tm.queued = deadline, s.seq, true
+	i := sort.Search(len(s.timers), func(i int) bool {
+		o := s.timers[i]
+		return o.deadline > deadline || o.deadline == deadline && o.seq > tm.seq
+	})
+	s.timers = append(s.timers, nil)
+	copy(s.timers[i+1:], s.timers[i:])
+	s.timers[i] = tm
+}
+
+// stopTimer dequeues tm; it reports whether it was queued.
+func (s *detSched) stopTimer(tm *detTimer) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.removeTimerLocked(tm)
+}
+
+func (s *detSched) removeTimerLocked(tm *detTimer) bool {
+	if !tm.queued {
+		return false
+	}
+	for i, o := range s.timers {
+		if o == tm {
+			s.timers = append(s.timers[:i], s.timers[i+1:]...)
+			break
+		}
+	}
+	tm.queued = false
+	return true
 }
 
 // fireTimersLocked runs the timers that are due. The callbacks send
@@ -66,6 +104,7 @@ func (s *detSched) fireTimersLocked() {
 	for len(s.timers) > 0 && s.timers[0].deadline <= s.vclock {
 		tm := s.timers[0]
 		s.timers = s.timers[1:]
+		tm.queued = false
 		s.mu.Unlock()
 		tm.fire()
 		s.mu.Lock()

@@ -194,75 +194,79 @@ type syscallResult struct {
 }
 
 // handleSignals delivers pending signals on the way back to the guest
-// (Linux's exit_to_user_mode_loop → arch_do_signal_or_restart). sc is the
-// syscall exit being completed, or nil. It returns false when the thread
-// group is ending.
-func (t *Task) handleSignals(sc *syscallResult) bool {
+// (Linux's exit_to_user_mode_loop → arch_do_signal_or_restart); uprobe
+// work comes first (exitToUser). sc is the syscall exit being completed,
+// or nil. It returns false when the thread group is ending.
+func (t *Task) handleSignals(sc *syscallResult) bool { return t.exitToUser(sc) }
+
+// handleSignalsOnce dequeues and acts on one signal (get_signal +
+// handle_signal). It completes sc (restart rules) when a signal is
+// acted on, and returns false when the thread group is ending.
+func (t *Task) handleSignalsOnce(sc *syscallResult) bool {
 	tg := t.tg
 	sh := tg.sighand
-	for !t.killed.Load() {
-		if !t.sigPending() {
-			break
-		}
-		sh.Siglock.Lock()
-		info, act, disp := sh.GetSignal(&t.pending, &tg.shared, t.blocked)
-		t.recalcLocked()
-		sh.Siglock.Unlock()
-		sig := signals.Signal(info.Signo)
-		switch disp {
-		case signals.DispNone:
-			continue
-		case signals.DispStop:
-			if sc != nil {
-				t.finishSyscall(sc, false, signals.SigAction{})
-				sc = nil
-			}
-			tg.stop(sig)
-			t.waitWhileStopped()
-			continue
-		case signals.DispTerminate, signals.DispCore:
-			if sc != nil {
-				t.finishSyscall(sc, false, signals.SigAction{})
-			}
-			t.dieOfSignal(sig, disp == signals.DispCore, info)
-			return false
-		}
-		// DispHandler
+	sh.Siglock.Lock()
+	info, act, disp := sh.GetSignal(&t.pending, &tg.shared, t.blocked)
+	t.recalcLocked()
+	sh.Siglock.Unlock()
+	sig := signals.Signal(info.Signo)
+	switch disp {
+	case signals.DispNone:
 		if sc != nil {
-			t.finishSyscall(sc, true, act)
-			sc = nil
+			t.finishSyscall(sc, false, signals.SigAction{})
 		}
-		mask := t.blocked
-		if t.savedBlocked != nil {
-			mask = *t.savedBlocked
-			t.savedBlocked = nil
+		return true
+	case signals.DispStop:
+		if sc != nil {
+			t.finishSyscall(sc, false, signals.SigAction{})
 		}
-		if !t.setupFrame(sig, &info, act, mask) {
-			sh.Siglock.Lock()
-			sh.ForceSigsegv(sig, &t.pending, &t.blocked)
-			t.recalcLocked()
-			sh.Siglock.Unlock()
-			continue
+		tg.stop(sig)
+		t.waitWhileStopped()
+		return !t.killed.Load()
+	case signals.DispTerminate, signals.DispCore:
+		if sc != nil {
+			t.finishSyscall(sc, false, signals.SigAction{})
 		}
-		sh.Siglock.Lock()
-		t.blocked = signals.BlockedForHandler(mask, sig, act)
-		t.alt.Disarm()
-		t.recalcLocked()
-		sh.Siglock.Unlock()
-		tg.k.event("%d signal %s handler=%#x", t.tid, sig, act.Handler)
+		t.dieOfSignal(sig, disp == signals.DispCore, info)
+		return false
 	}
+	// DispHandler
 	if sc != nil {
-		t.finishSyscall(sc, false, signals.SigAction{})
+		t.finishSyscall(sc, true, act)
 	}
+	mask := t.blocked
 	if t.savedBlocked != nil {
-		// sigsuspend returned without running a handler: restore the mask.
-		sh.Siglock.Lock()
-		t.blocked = *t.savedBlocked
+		mask = *t.savedBlocked
 		t.savedBlocked = nil
+	}
+	if !t.setupFrame(sig, &info, act, mask) {
+		sh.Siglock.Lock()
+		sh.ForceSigsegv(sig, &t.pending, &t.blocked)
 		t.recalcLocked()
 		sh.Siglock.Unlock()
+		return true
 	}
-	return !t.killed.Load()
+	sh.Siglock.Lock()
+	t.blocked = signals.BlockedForHandler(mask, sig, act)
+	t.alt.Disarm()
+	t.recalcLocked()
+	sh.Siglock.Unlock()
+	tg.k.event("%d signal %s handler=%#x", t.tid, sig, act.Handler)
+	return true
+}
+
+// restoreSuspendMask puts back the mask rt_sigsuspend replaced when it
+// returns without running a handler.
+func (t *Task) restoreSuspendMask() {
+	if t.savedBlocked == nil {
+		return
+	}
+	sh := t.tg.sighand
+	sh.Siglock.Lock()
+	t.blocked = *t.savedBlocked
+	t.savedBlocked = nil
+	t.recalcLocked()
+	sh.Siglock.Unlock()
 }
 
 // finishSyscall applies the restart rules to an interrupted syscall.

@@ -82,6 +82,7 @@ func (t *Task) sysMmap(addr, length, prot, flags uint64, fd int32, off uint64) u
 				return errRet(ENOMEM)
 			}
 		}
+		t.tg.uprobeMmap(v)
 	}
 	return addr
 }
@@ -99,6 +100,7 @@ func (t *Task) sysMunmap(addr, length uint64) uint64 {
 	if addr&vm.PageMask != 0 || length == 0 || addr+length > vm.TaskSize {
 		return errRet(EINVAL)
 	}
+	t.tg.uprobeMunmap(addr, addr+vm.PageAlign(length))
 	t.tg.mm.Unmap(addr, addr+vm.PageAlign(length))
 	return 0
 }

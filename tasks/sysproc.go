@@ -413,6 +413,9 @@ func (t *Task) sysClone(flags, stack, ptid, tls, ctid uint64) uint64 {
 	}
 	nt := tg.newTask(cpu, tid)
 	nt.blocked = t.blocked
+	if t.utask != nil && nt.utask != nil {
+		t.utask.CopyProcess(nt.utask, false)
+	}
 	if flags&cloneChildSettid != 0 {
 		nt.putU32(ctid, uint32(tid))
 	}

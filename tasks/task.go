@@ -7,6 +7,7 @@ import (
 
 	"uvm/guestprof"
 	"uvm/signals"
+	"uvm/uprobes"
 	"uvm/vm"
 	"uvm/vm/arm64"
 )
@@ -61,6 +62,8 @@ type ThreadGroup struct {
 
 	// cmdline is /proc/self/cmdline (argv, NUL-terminated), set at exec.
 	cmdline []byte
+	// umm is the address space's uprobe state (nil without uprobes).
+	umm *uprobes.MM
 	// jobctl is the group-stop state (SIGSTOP/SIGCONT).
 	jobctl groupStop
 	// itimer is ITIMER_REAL (protected by mu).
@@ -110,6 +113,10 @@ type Task struct {
 	// lastExit is the synchronous exit being turned into a signal, for
 	// the fatal message.
 	lastExit *vm.Exit
+	// utask is the thread's uprobe state (nil without uprobes).
+	utask *uprobes.Task
+	// forkChild is set on the first thread of a forked process.
+	forkChild bool
 	// notify, when not nil, is closed to interrupt a blocking wait
 	// (protected by notifyMu).
 	notifyMu sync.Mutex
@@ -125,6 +132,8 @@ type Task struct {
 	detWait *detWait
 	// accounted is how many of cpu.Retired() the virtual clock has seen.
 	accounted uint64
+	// sliceLeft is what remains of the thread's deterministic quantum.
+	sliceLeft int64
 	// clock is the guest profiler's per-thread sampling clock.
 	clock guestprof.Clock
 }
@@ -134,6 +143,7 @@ func (tg *ThreadGroup) newTask(cpu vm.CPU, tid int32) *Task {
 	t.setupClock()
 	t.accounted = cpu.Retired()
 	t.clock = tg.k.opts.Profiler.NewClock(cpu.Retired())
+	t.newUtask()
 	tg.mu.Lock()
 	if tg.tasks == nil {
 		tg.tasks = map[int32]*Task{}
@@ -158,7 +168,9 @@ func (t *Task) run() {
 		k.det.acquire(t)
 	}
 	defer t.exited()
-	var used int64
+	if t.utask != nil && t.forkChild {
+		t.utask.TaskWork() // a fork child maps its XOL area before entering the guest
+	}
 	for !t.killed.Load() {
 		if t.tg.jobctl.isStopped() {
 			t.waitWhileStopped()
@@ -167,38 +179,60 @@ func (t *Task) run() {
 		var ex vm.Exit
 		budget := int64(runBudget)
 		if k.det != nil {
-			budget = k.det.budget()
+			// The slice spans exits: a thread that traps or makes
+			// syscalls in a loop still yields after its quantum.
+			if t.sliceLeft <= 0 {
+				t.sliceLeft = k.det.budget()
+			}
+			budget = t.sliceLeft
 		}
-		if k.opts.TraceInsn != nil {
+		before := t.cpu.Retired()
+		stepping := t.utask != nil && t.utask.SingleStepping()
+		switch {
+		case stepping:
+			// Executing the XOL slot: exactly one instruction.
+			if k.opts.TraceInsn != nil {
+				fmt.Fprintln(k.opts.TraceInsn, t.cpu.TraceLine())
+			}
+			ex = t.cpu.Step()
+		case k.opts.TraceInsn != nil:
 			fmt.Fprintln(k.opts.TraceInsn, t.cpu.TraceLine())
 			ex = t.cpu.Step()
 			if ex.Reason == vm.ExitStep {
 				ex.Reason = vm.ExitBudget
-				used++
-				if used < budget {
-					t.account()
-					continue
-				}
 			}
-		} else {
+		default:
 			ex = t.runSampled(budget)
 		}
-		used = 0
 		t.account()
-		switch ex.Reason {
-		case vm.ExitBudget, vm.ExitStep:
-			if k.det != nil {
+		if k.det != nil {
+			t.sliceLeft -= int64(t.cpu.Retired() - before)
+			if t.sliceLeft <= 0 && !(ex.Reason == vm.ExitStep && stepping) {
 				k.det.yield(t)
 			}
-			if t.sigPending() && !t.handleSignals(nil) {
+		}
+		switch ex.Reason {
+		case vm.ExitBudget, vm.ExitStep:
+			if stepping && ex.Reason == vm.ExitStep {
+				t.utask.StepDone(uRegs{t.cpu}) // sets TIF_UPROBE
+			}
+			if t.flags.Load() != 0 && !t.exitToUser(nil) {
 				return
 			}
 		case vm.ExitSyscall:
+			if t.utask != nil && t.tg.arch == &amd64ABI && t.cpu.Reg(amd64ABI.nr) == uprobeSyscall && t.tg.umm.XOLContains(t.cpu.PC()-2) {
+				// The uretprobe trampoline's syscall: never restarted.
+				t.cpu.SetReg(amd64ABI.ret, t.utask.SysUretprobe(uRegs{t.cpu}))
+				if t.flags.Load() != 0 && !t.exitToUser(nil) {
+					return
+				}
+				continue
+			}
 			stop, sc, restartable := t.syscall()
 			if stop {
 				return
 			}
-			if !t.sigPending() && t.savedBlocked == nil {
+			if t.flags.Load() == 0 && t.savedBlocked == nil {
 				if restartable && sc.ret <= -512 && sc.ret >= -516 {
 					// A restart code with no signal to deliver: restart.
 					t.finishSyscall(&sc, false, signals.SigAction{})
@@ -209,23 +243,46 @@ func (t *Task) run() {
 			if restartable {
 				scp = &sc
 			}
-			if !t.handleSignals(scp) {
+			if !t.exitToUser(scp) {
+				return
+			}
+		case vm.ExitBreakpoint:
+			if t.utask != nil && t.utask.BreakpointTrap(uRegs{t.cpu}, ex.PC, ex.Code) {
+				if !t.exitToUser(nil) {
+					return
+				}
+				continue
+			}
+			if !t.syncSignal(ex, stepping) {
 				return
 			}
 		default:
-			info, ok := t.exitSignalInfo(ex)
-			if !ok {
-				t.fatal(ex)
+			if !t.syncSignal(ex, stepping) {
 				return
 			}
-			t.lastExit = &ex
-			t.forceSignal(info)
-			if !t.handleSignals(nil) {
-				return
-			}
-			t.lastExit = nil
 		}
 	}
+}
+
+// syncSignal turns a synchronous exit into its signal and delivers it.
+func (t *Task) syncSignal(ex vm.Exit, stepping bool) bool {
+	if stepping {
+		t.utask.RecordTrap(uint32(ex.Reason))
+	}
+	info, ok := t.exitSignalInfo(ex)
+	if !ok {
+		t.fatal(ex)
+		return false
+	}
+	if t.utask != nil && info.Addr == ex.PC {
+		// si_addr of a trap in the XOL slot is the probed address.
+		info.Addr = t.utask.TrapAddr(ex.PC)
+	}
+	t.lastExit = &ex
+	t.forceSignal(info)
+	ok = t.exitToUser(nil)
+	t.lastExit = nil
+	return ok
 }
 
 // setupClock points the CPU's cycle counter (arm64 CNTVCT_EL0) at the
@@ -361,6 +418,9 @@ func (tg *ThreadGroup) exitGroup(st ExitStatus) {
 // group teardown when it was the last thread.
 func (t *Task) exited() {
 	tg := t.tg
+	if t.utask != nil {
+		t.utask.Free(uRegs{t.cpu})
+	}
 	if t.clearChildTID != 0 && !t.killed.Load() {
 		var zero [4]byte
 		if tg.mm.WriteAt(zero[:], t.clearChildTID) == nil {
@@ -382,6 +442,7 @@ func (t *Task) exited() {
 	if last {
 		tg.once.Do(func() {
 			tg.fds.closeAll()
+			tg.releaseUprobes()
 			tg.groupExited()
 			close(tg.done)
 		})

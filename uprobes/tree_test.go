@@ -203,3 +203,47 @@ func BenchmarkTreeLookup(b *testing.B) {
 		})
 	}
 }
+
+// TestSystem_ConcurrentRegisterAndHits: threads hitting a registered
+// probe never miss it (no restarts) while another probe of the same file
+// is registered and unregistered over and over, under every tree lock.
+func TestSystem_ConcurrentRegisterAndHits(t *testing.T) {
+	for _, kind := range allTreeLocks {
+		t.Run(kind.String(), func(t *testing.T) {
+			o := DefaultOptions()
+			o.TreeLock = kind
+			w := newWorld(t, ArchARM64, o, a64Text())
+			var hits atomic.Int64
+			w.probe(a64NOPOff, counter(&hits, 0))
+			const perThread = 300
+			var wg sync.WaitGroup
+			for g := 0; g < 4; g++ {
+				th := &fakeThread{}
+				tk, r := w.task(th, int32(g+1))
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := 0; i < perThread; i++ {
+						r.pc = textBase + a64NOPOff
+						if !tk.BreakpointTrap(r, r.pc, ARM64BRKImm) {
+							t.Error("breakpoint not taken")
+							return
+						}
+						tk.NotifyResume(r)
+						if r.pc != textBase+a64NOPOff+4 {
+							t.Errorf("pc %#x after the hit", r.pc)
+							return
+						}
+					}
+				}()
+			}
+			for i := 0; i < 30; i++ {
+				p := w.probe(a64ADDOff, counter(&hits, 0))
+				require.NoError(t, p.Close())
+			}
+			wg.Wait()
+			assert.Equal(t, int64(4*perThread), hits.Load())
+			assert.Zero(t, w.sys.Stats().Restarts)
+		})
+	}
+}

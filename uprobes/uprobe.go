@@ -498,6 +498,23 @@ func (m *MM) XOLArea() (uint64, bool) {
 	return 0, false
 }
 
+// XOLContains reports whether addr is inside the "[uprobes]" page (an
+// XOL slot or the uretprobe trampoline): a guest that faults there or
+// whose unwinder finds such a return address (Go: golang/go#22008) is
+// looking at uprobes' machinery, not at its own code.
+func (m *MM) XOLContains(addr uint64) bool {
+	a := m.xol.Load()
+	return a != nil && a.vaddr <= addr && addr < a.vaddr+PageSize
+}
+
+// IsTrampoline reports whether addr is the uretprobe trampoline (the
+// value the entry of a uretprobed function writes over the return
+// address).
+func (m *MM) IsTrampoline(addr uint64) bool {
+	a := m.xol.Load()
+	return a != nil && addr == a.vaddr
+}
+
 // XOLBusySlots returns the number of busy XOL slots (the trampoline's
 // slot 0 included), 0 when there is no area.
 func (m *MM) XOLBusySlots() int {

@@ -94,7 +94,7 @@ func oneByteModRM(op byte) bool {
 // twoByteModRM reports whether 0F op takes a ModRM byte.
 func twoByteModRM(op byte) bool {
 	switch {
-	case op >= 0x04 && op <= 0x0C && op != 0x0D:
+	case op >= 0x04 && op <= 0x0C:
 		return false // invalid, SYSCALL, CLTS, SYSRET, INVD, WBINVD, UD2
 	case op == 0x0E:
 		return false // FEMMS
@@ -200,7 +200,7 @@ func decodeX86(b []byte) (x x86Insn, ok bool) {
 		case x.vexMap == 1 && (op >= 0x70 && op <= 0x73 || op == 0xC2 || op == 0xC4 || op == 0xC5 || op == 0xC6):
 			x.immN = 1
 		}
-		return x.finish(b, i, n, adsz)
+		return x.finish(b, i, n)
 	}
 	op := b[i]
 	x.opcode[0] = op
@@ -213,7 +213,7 @@ func decodeX86(b []byte) (x x86Insn, ok bool) {
 			// TEST r/m, imm only for /0 and /1: known after ModRM.
 			x.immN = -int(op)
 		}
-		return x.finish(b, i, n, adsz)
+		return x.finish(b, i, n)
 	}
 	if i >= n {
 		return x, false
@@ -234,7 +234,7 @@ func decodeX86(b []byte) (x x86Insn, ok bool) {
 		if op2 == 0x3A {
 			x.immN = 1
 		}
-		return x.finish(b, i, n, adsz)
+		return x.finish(b, i, n)
 	}
 	x.hasModRM = twoByteModRM(op2)
 	switch {
@@ -244,7 +244,7 @@ func decodeX86(b []byte) (x x86Insn, ok bool) {
 	case op2 >= 0x80 && op2 <= 0x8F:
 		x.immN = 4 // Jcc rel32 (force64: 66 does not shrink it)
 	}
-	return x.finish(b, i, n, adsz)
+	return x.finish(b, i, n)
 }
 
 // oneByteImm is the immediate size of a one-byte opcode in 64-bit mode.
@@ -285,8 +285,7 @@ func oneByteImm(op byte, opsz, adsz int) int {
 }
 
 // finish decodes ModRM, SIB, displacement and immediate from b[i:].
-func (x *x86Insn) finish(b []byte, i, n, adsz int) (x86Insn, bool) {
-	_ = adsz
+func (x *x86Insn) finish(b []byte, i, n int) (x86Insn, bool) {
 	if x.hasModRM {
 		if i >= n {
 			return *x, false

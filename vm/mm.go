@@ -684,3 +684,16 @@ func (m *MM) Fork() *MM {
 	}
 	return c
 }
+
+// SetFileIdentity records the backing file's identity (device, inode) on
+// every area mapped from path, as the kernel's VMAs point at their inode
+// (uprobes match probes by it).
+func (m *MM) SetFileIdentity(path string, dev, ino uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i := range m.vmas {
+		if m.vmas[i].Name == path {
+			m.vmas[i].Dev, m.vmas[i].Inode = dev, ino
+		}
+	}
+}

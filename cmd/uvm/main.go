@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"uvm/guestprof"
 	"uvm/icache"
 	"uvm/tasks"
+	"uvm/uprobes"
 	"uvm/vm"
 )
 
@@ -99,6 +101,11 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		icacheMode = fl.String("icache", "", "arm64 I-side with the cache model: strict (default: code needs DC CVAU, IC IVAU and ISB) or coherent; implies --cache-model")
 		redecode   = fl.Bool("redecode", false, "decode every instruction afresh before executing it (slow; differential test of the predecoded-instruction cache)")
 	)
+	var uprobeSpecs, uretprobeSpecs, uprobeOpts listFlag
+	probeLog := fl.String("probe-log", "", "write one line per probe hit (tid, probe, pc, first six argument registers / return value) to FILE ('-' for stderr)")
+	fl.Var(&uprobeSpecs, "uprobe", "attach a uprobe: sym, sym+off, 0xADDR, PATH:sym or PATH:0xOFF (repeatable)")
+	fl.Var(&uretprobeSpecs, "uretprobe", "attach a uretprobe (same SPEC grammar; repeatable)")
+	fl.Var(&uprobeOpts, "uprobe-opt", "set a uprobes switch NAME=VALUE (treelock, siglock, flush-elision, arm64-sim-nop, ri-pool, x86-uretprobe-syscall; repeatable)")
 	fl.Var(&setEnv, "E", "set guest environment variable VAR=VALUE (repeatable)")
 	fl.Var(&unsetEnv, "U", "remove guest environment variable VAR (repeatable)")
 	fl.Usage = func() {
@@ -221,11 +228,67 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		opts.Profiler = guestprof.New(po)
 	}
+	var rec *uprobes.Recorder
+	var probes []uprobes.Probe
+	var uprobeOptions *uprobes.Options
+	if len(uprobeSpecs)+len(uretprobeSpecs) > 0 || len(uprobeOpts) > 0 {
+		uo := uprobes.DefaultOptions()
+		for _, kv := range uprobeOpts {
+			name, val, ok := strings.Cut(kv, "=")
+			if !ok {
+				fmt.Fprintf(stderr, "uvm run: --uprobe-opt wants NAME=VALUE, got %q\n", kv)
+				return 2
+			}
+			if err := setUprobeOption(&uo, name, val); err != nil {
+				fmt.Fprintf(stderr, "uvm run: --uprobe-opt %s: %v\n", kv, err)
+				return 2
+			}
+		}
+		uo.Warnf = func(format string, args ...any) { fmt.Fprintf(stderr, "uvm: uprobes: "+format+"\n", args...) }
+		uprobeOptions = &uo
+		var logw io.Writer
+		if *probeLog != "" {
+			w, err := open(*probeLog)
+			if err != nil {
+				fmt.Fprintf(stderr, "uvm: %v\n", err)
+				return 2
+			}
+			logw = w
+		}
+		rec = uprobes.NewRecorder(logw)
+	}
 	name := prog
 	if *argv0 != "" {
 		name = *argv0
 	}
 	k := tasks.NewKernel(opts)
+	if uprobeOptions != nil {
+		// The uprobe system uses the kernel's clock (virtual in --det).
+		uprobeOptions.Clock = k.UprobeClock()
+		sys := uprobes.New(*uprobeOptions)
+		k.SetUprobes(sys)
+		opts.Uprobes = sys
+		exe, _ := filepath.Abs(prog)
+		for i, spec := range append(append([]string{}, uprobeSpecs...), uretprobeSpecs...) {
+			ret := i >= len(uprobeSpecs)
+			sp, err := uprobes.ParseSpec(spec)
+			if err != nil {
+				fmt.Fprintf(stderr, "uvm: probe %s: %v\n", spec, err)
+				return 2
+			}
+			if sp.Path != "" && *root != "" && filepath.IsAbs(sp.Path) {
+				if _, err := os.Stat(filepath.Join(*root, sp.Path)); err == nil {
+					sp.Path = filepath.Join(*root, sp.Path)
+				}
+			}
+			p, err := sys.AttachSpec(sp, exe, ret, rec.Consumer(spec, ret), nil)
+			if err != nil {
+				fmt.Fprintf(stderr, "uvm: probe %s: %v\n", spec, err)
+				return 2
+			}
+			probes = append(probes, p)
+		}
+	}
 	tg, err := k.Start(prog, append([]string{name}, fl.Args()[1:]...))
 	if err != nil {
 		return startError(stderr, prog, err)
@@ -236,8 +299,17 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "uvm: writing the guest profile: %v\n", err)
 		}
 	}
+	if rec != nil {
+		rec.WriteSummary(stderr)
+		for _, p := range probes {
+			p.Close()
+		}
+	}
 	if *stats {
 		k.WriteStats(stderr, tg)
+		if opts.Uprobes != nil {
+			opts.Uprobes.Stats().WriteTo(stderr)
+		}
 	}
 	if *traceHash {
 		fmt.Fprintf(stderr, "uvm: trace-hash %s\n", k.TraceHash())

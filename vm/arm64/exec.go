@@ -18,7 +18,10 @@ import (
 // therefore visible to instruction fetch after the next taken branch at
 // the latest — earlier than the architecture requires (DC CVAU + DSB +
 // IC IVAU + DSB + ISB), so correctly synchronised programs always see
-// their new code.
+// their new code. With the strict cache model on (SetCacheModel,
+// cachemodel.go) fetch follows the architecture instead: new bytes are
+// executed only after DC CVAU, IC IVAU and a context synchronisation
+// (see icache/doc.go).
 func (c *CPU) Run(budget int64) vm.Exit {
 	if budget < 0 {
 		budget = 0

@@ -1,0 +1,261 @@
+package tasks
+
+import (
+	"sync"
+	"time"
+
+	"uvm/icache"
+	"uvm/signals"
+	"uvm/uprobes"
+	"uvm/vm"
+	"uvm/vm/amd64"
+	"uvm/vm/arm64"
+)
+
+// The uprobe integration: adapters that let package uprobes see guest
+// memory (vm.MM), registers (vm.CPU) and threads (Task), and the hooks the
+// run loop, mmap, fork, exec and exit call (see uprobes/doc.go).
+
+// uprobeSyscall is the x86-64 uretprobe syscall (335): the trampoline in
+// XOL slot 0 calls it when a probed function returns.
+const uprobeSyscall = 335
+
+// uAddrSpace is uprobes.AddrSpace over a vm.MM.
+type uAddrSpace struct {
+	mm *vm.MM
+	k  *Kernel
+}
+
+func toUVMA(v vm.VMA) uprobes.VMA {
+	return uprobes.VMA{Start: v.Start, End: v.End, Offset: v.Offset, File: uprobes.FileID{Dev: v.Dev, Inode: v.Inode},
+		Read: v.Prot&vm.ProtRead != 0, Write: v.Prot&vm.ProtWrite != 0, Exec: v.Prot&vm.ProtExec != 0, Shared: v.Shared}
+}
+
+func (a uAddrSpace) FindVMA(addr uint64) (uprobes.VMA, bool) {
+	v, ok := a.mm.FindVMA(addr)
+	return toUVMA(v), ok
+}
+
+func (a uAddrSpace) VMAs() []uprobes.VMA {
+	vs := a.mm.VMAs()
+	out := make([]uprobes.VMA, len(vs))
+	for i, v := range vs {
+		out[i] = toUVMA(v)
+	}
+	return out
+}
+
+func (a uAddrSpace) Peek(b []byte, addr uint64) error    { return a.mm.Peek(b, addr) }
+func (a uAddrSpace) Poke(b []byte, addr uint64) error    { return a.mm.Poke(b, addr) }
+func (a uAddrSpace) ReadAt(b []byte, addr uint64) error  { return a.mm.ReadAt(b, addr) }
+func (a uAddrSpace) WriteAt(b []byte, addr uint64) error { return a.mm.WriteAt(b, addr) }
+func (a uAddrSpace) Unmap(start, end uint64)             { a.mm.Unmap(start, end) }
+
+// MapXOL maps the "[uprobes]" page (execute-only, like the kernel's
+// VM_EXEC special mapping) at hint or wherever there is room.
+func (a uAddrSpace) MapXOL(hint uint64) (uint64, error) {
+	addr, err := a.mm.FindFree(hint&^vm.PageMask, vm.PageSize)
+	if err != nil {
+		return 0, err
+	}
+	if err := a.mm.Map(vm.VMA{Start: addr, End: addr + vm.PageSize, Prot: vm.ProtExec, Name: "[uprobes]"}); err != nil {
+		return 0, err
+	}
+	return addr, nil
+}
+
+// FlushICache does arm64's cache maintenance for a written XOL slot
+// (DC CVAU + IC IVAU, broadcast), with its modelled cost when the cache
+// model is on; the predecoded cache sees the store through CodeVersion.
+func (a uAddrSpace) FlushICache(addr uint64, n int) {
+	icache.FlushICache(a.mm, nil, addr, uint64(n))
+}
+
+// uRegs is uprobes.Regs over a CPU.
+type uRegs struct{ cpu vm.CPU }
+
+func (r uRegs) PC() uint64             { return r.cpu.PC() }
+func (r uRegs) SetPC(v uint64)         { r.cpu.SetPC(v) }
+func (r uRegs) SP() uint64             { return r.cpu.SP() }
+func (r uRegs) SetSP(v uint64)         { r.cpu.SetSP(v) }
+func (r uRegs) Reg(i int) uint64       { return r.cpu.Reg(i) }
+func (r uRegs) SetReg(i int, v uint64) { r.cpu.SetReg(i, v) }
+
+func (r uRegs) Flags() uint64 {
+	switch c := r.cpu.(type) {
+	case *arm64.CPU:
+		return c.Regs().NZCV
+	case *amd64.CPU:
+		return c.RFLAGS()
+	}
+	return 0
+}
+
+func (r uRegs) SetFlags(v uint64) {
+	switch c := r.cpu.(type) {
+	case *arm64.CPU:
+		c.Regs().NZCV = v
+	case *amd64.CPU:
+		c.SetRFLAGS(v)
+	}
+}
+
+// uThread is uprobes.Thread (and Waiter) over a Task.
+type uThread struct{ t *Task }
+
+func (u uThread) Flags() uprobes.ThreadFlags { return &u.t.flags }
+func (u uThread) Siglock() sync.Locker       { return &u.t.tg.sighand.Siglock }
+func (u uThread) RecalcSigpending()          { u.t.recalcLocked() }
+
+func (u uThread) FatalSignalPending() bool {
+	return u.t.killed.Load() || u.t.pending.Has(signals.SIGKILL) || u.t.tg.shared.Has(signals.SIGKILL)
+}
+
+func (u uThread) SendSignal(sig int, force bool) {
+	if force {
+		u.t.forceSignal(signals.KernelInfo(signals.Signal(sig)))
+		return
+	}
+	u.t.tg.sendSignal(signals.KernelInfo(signals.Signal(sig)), u.t)
+}
+
+// Wait blocks until ready (XOL slot waits), under either scheduler.
+func (u uThread) Wait(ready func() bool) {
+	for !ready() && !u.t.killed.Load() {
+		u.t.wait(ready, nil, 1e6)
+	}
+}
+
+// uClock is ri_timer's clock: virtual in deterministic mode.
+type uClock struct{ k *Kernel }
+
+type hostTimer struct{ t *time.Timer }
+
+func (h hostTimer) Reset(d time.Duration) bool { return h.t.Reset(d) }
+func (h hostTimer) Stop() bool                 { return h.t.Stop() }
+
+// detTimerHandle is a virtual-time timer of the deterministic scheduler.
+type detTimerHandle struct {
+	k  *Kernel
+	tm *detTimer
+}
+
+func (d *detTimerHandle) Reset(dur time.Duration) bool {
+	was := d.tm.queued
+	d.k.det.resetTimer(d.tm, d.k.det.now()+int64(dur))
+	return was
+}
+
+func (d *detTimerHandle) Stop() bool { return d.k.det.stopTimer(d.tm) }
+
+func (c uClock) AfterFunc(d time.Duration, f func()) uprobes.Timer {
+	if c.k.det != nil {
+		return &detTimerHandle{k: c.k, tm: c.k.det.addTimer(c.k.det.now()+int64(d), f)}
+	}
+	return hostTimer{time.AfterFunc(d, f)}
+}
+
+// UprobeClock returns the clock uprobes' ri_timer must use with this
+// kernel (virtual in deterministic mode); pass it as Options.Clock.
+func (k *Kernel) UprobeClock() uprobes.Clock { return uClock{k} }
+
+func uArch(a vm.Arch) uprobes.Arch {
+	if a == vm.ArchARM64 {
+		return uprobes.ArchARM64
+	}
+	return uprobes.ArchAMD64
+}
+
+// attachUprobes gives a freshly loaded image its uprobe state: the file
+// identity on its mappings, the uprobes MM, and breakpoints for every
+// registered probe it maps (uprobe_mmap of each VMA).
+func (tg *ThreadGroup) attachUprobes(img *vm.Image) {
+	sys := tg.k.opts.Uprobes
+	if sys == nil {
+		return
+	}
+	if id, err := uprobes.FileIdentity(img.Path); err == nil {
+		tg.mm.SetFileIdentity(img.Path, id.Dev, id.Inode)
+	}
+	tg.umm = sys.NewMM(uAddrSpace{tg.mm, tg.k}, uArch(img.Arch), tg.pid)
+	tg.umm.MmapAll()
+}
+
+// newUtask makes t's uprobe task (one per thread).
+func (t *Task) newUtask() {
+	if t.tg.umm != nil {
+		t.utask = t.tg.umm.NewTask(uThread{t}, t.tid, int(t.tid))
+	}
+}
+
+// uprobeMmap tells uprobes about a new file mapping.
+func (tg *ThreadGroup) uprobeMmap(v vm.VMA) {
+	if tg.umm != nil {
+		tg.umm.Mmap(toUVMA(v))
+	}
+}
+
+// uprobeMunmap runs before [start, end) is unmapped.
+func (tg *ThreadGroup) uprobeMunmap(start, end uint64) {
+	if tg.umm == nil {
+		return
+	}
+	for _, v := range tg.mm.VMAs() {
+		if v.Start < end && start < v.End {
+			tg.umm.Munmap(toUVMA(v), max(start, v.Start), min(end, v.End))
+		}
+	}
+}
+
+// exitToUser is Linux's exit_to_user_mode_loop for uprobes and signals:
+// TIF_UPROBE work first, then signals (each delivery asking
+// uprobe_deny_signal first). It returns false when the group is ending.
+func (t *Task) exitToUser(sc *syscallResult) bool {
+	for !t.killed.Load() {
+		if t.utask != nil && t.flags.Test(signals.TIF_UPROBE) {
+			t.flags.Clear(signals.TIF_UPROBE)
+			t.utask.NotifyResume(uRegs{t.cpu})
+			continue
+		}
+		if t.sigPending() {
+			if t.utask != nil && t.utask.DenySignal() {
+				continue
+			}
+			if !t.handleSignalsOnce(sc) {
+				return false
+			}
+			sc = nil
+			continue
+		}
+		break
+	}
+	if sc != nil {
+		t.finishSyscall(sc, false, signals.SigAction{})
+	}
+	t.restoreSuspendMask()
+	return !t.killed.Load()
+}
+
+// releaseUprobes drops the group's uprobe MM when no other process shares
+// the address space (a vfork child that exits without exec shares it).
+func (tg *ThreadGroup) releaseUprobes() {
+	if tg.umm == nil {
+		return
+	}
+	k := tg.k
+	k.procMu.Lock()
+	shared := false
+	for _, p := range k.procs {
+		if p != tg && p.umm == tg.umm && !p.proc.zombie {
+			shared = true
+		}
+	}
+	k.procMu.Unlock()
+	if !shared {
+		tg.umm.Release()
+	}
+}
+
+// SetUprobes installs the uprobe subsystem (before the first Start; the
+// system's Options.Clock should be k.UprobeClock()).
+func (k *Kernel) SetUprobes(sys *uprobes.System) { k.opts.Uprobes = sys }
