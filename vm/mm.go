@@ -4,6 +4,7 @@
 package vm
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"sort"
@@ -502,9 +503,18 @@ func (m *MM) store(addr uint64, b []byte, force bool) error {
 			return f
 		}
 		off := addr & PageMask
-		n := copy(p.Data[off:], b)
+		n := min(len(b), PageSize-int(off))
 		if p.hasCode.Load() {
-			p.CodeVersion.Add(1)
+			// A kernel-side write of the bytes already there (a uprobe
+			// XOL slot rewritten with the same instruction) leaves
+			// predecoded code valid: nothing changed for instruction
+			// fetch.
+			if !bytes.Equal(p.Data[off:off+uint64(n)], b[:n]) {
+				copy(p.Data[off:], b[:n])
+				p.CodeVersion.Add(1)
+			}
+		} else {
+			copy(p.Data[off:], b[:n])
 		}
 		b = b[n:]
 		addr += uint64(n)

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"uvm/tasks"
+	"uvm/uprobes"
 	"uvm/vm"
 )
 
@@ -94,9 +95,34 @@ type benchResult struct {
 	Hits      uint64            `json:"hits,omitempty"` // exact-count runs
 }
 
-// attachProbe attaches the bench's probe to the guest executable and
-// returns a detach function. It is set by the uprobes integration.
-var attachProbe func(k *tasks.Kernel, exe string, def benchDef, hits *perCPUHits, switches map[string]string) (detach func(), err error)
+// attachProbe attaches the bench's probe to the guest executable with a
+// consumer that counts hits per CPU, as the BPF program does, and returns
+// a detach function.
+func attachProbe(k *tasks.Kernel, exe string, def benchDef, hits *perCPUHits, switches map[string]string) (detach func(), err error) {
+	o := uprobes.DefaultOptions()
+	for name, v := range switches {
+		if err := setUprobeOption(&o, name, v); err != nil {
+			return nil, fmt.Errorf("switch %s=%s: %w", name, v, err)
+		}
+	}
+	o.Clock = k.UprobeClock()
+	sys := uprobes.New(o)
+	k.SetUprobes(sys)
+	ex, err := sys.OpenExecutable(exe)
+	if err != nil {
+		return nil, err
+	}
+	var p uprobes.Probe
+	if def.probe == "uretprobe" {
+		p, err = ex.Uretprobe(def.target, uprobes.Consumer{Name: def.name, RetHandler: func(c *uprobes.Ctx) { hits.add(int(c.Task.TID())) }}, nil)
+	} else {
+		p, err = ex.Uprobe(def.target, uprobes.Consumer{Name: def.name, Handler: func(c *uprobes.Ctx) int { hits.add(int(c.Task.TID())); return 0 }}, nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return func() { p.Close() }, nil
+}
 
 func guestCounters(exe []byte) (uint64, error) {
 	f, err := elf.NewFile(bytes.NewReader(exe))
@@ -152,9 +178,6 @@ func runOneBench(def benchDef, cfg benchConfig, out io.Writer) (benchResult, err
 	var hits perCPUHits
 	count := func(mm *vm.MM) uint64 { return readGuestCounters(mm, counters, cfg.producers) }
 	if def.probe != "" {
-		if attachProbe == nil {
-			return res, fmt.Errorf("%s: uprobes are not wired into uvm yet", def.name)
-		}
 		detach, err := attachProbe(k, path, def, &hits, cfg.switches)
 		if err != nil {
 			return res, err
