@@ -610,7 +610,7 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 	tg.mu.Unlock()
 	k.futexes.wakeAll(tg.mm)
 	if t.utask != nil {
-		t.utask.Free(uRegs{t.cpu})
+		t.utask.Free(t.uregs)
 	}
 	oldUMM := tg.umm
 	tg.mu.Lock()

@@ -115,6 +115,8 @@ type Task struct {
 	lastExit *vm.Exit
 	// utask is the thread's uprobe state (nil without uprobes).
 	utask *uprobes.Task
+	// uregs adapts the thread's registers for package uprobes.
+	uregs *uRegs
 	// forkChild is set on the first thread of a forked process.
 	forkChild bool
 	// notify, when not nil, is closed to interrupt a blocking wait
@@ -214,7 +216,7 @@ func (t *Task) run() {
 		switch ex.Reason {
 		case vm.ExitBudget, vm.ExitStep:
 			if stepping && ex.Reason == vm.ExitStep {
-				t.utask.StepDone(uRegs{t.cpu}) // sets TIF_UPROBE
+				t.utask.StepDone(t.uregs) // sets TIF_UPROBE
 			}
 			if t.flags.Load() != 0 && !t.exitToUser(nil) {
 				return
@@ -222,7 +224,7 @@ func (t *Task) run() {
 		case vm.ExitSyscall:
 			if t.utask != nil && t.tg.arch == &amd64ABI && t.cpu.Reg(amd64ABI.nr) == uprobeSyscall && t.tg.umm.XOLContains(t.cpu.PC()-2) {
 				// The uretprobe trampoline's syscall: never restarted.
-				t.cpu.SetReg(amd64ABI.ret, t.utask.SysUretprobe(uRegs{t.cpu}))
+				t.cpu.SetReg(amd64ABI.ret, t.utask.SysUretprobe(t.uregs))
 				if t.flags.Load() != 0 && !t.exitToUser(nil) {
 					return
 				}
@@ -247,7 +249,7 @@ func (t *Task) run() {
 				return
 			}
 		case vm.ExitBreakpoint:
-			if t.utask != nil && t.utask.BreakpointTrap(uRegs{t.cpu}, ex.PC, ex.Code) {
+			if t.utask != nil && t.utask.BreakpointTrap(t.uregs, ex.PC, ex.Code) {
 				if !t.exitToUser(nil) {
 					return
 				}
@@ -419,7 +421,7 @@ func (tg *ThreadGroup) exitGroup(st ExitStatus) {
 func (t *Task) exited() {
 	tg := t.tg
 	if t.utask != nil {
-		t.utask.Free(uRegs{t.cpu})
+		t.utask.Free(t.uregs)
 	}
 	if t.clearChildTID != 0 && !t.killed.Load() {
 		var zero [4]byte

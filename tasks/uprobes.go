@@ -71,18 +71,19 @@ func (a uAddrSpace) FlushICache(addr uint64, n int) {
 	icache.FlushICache(a.mm, nil, addr, uint64(n))
 }
 
-// uRegs is uprobes.Regs over a CPU.
-type uRegs struct{ cpu vm.CPU }
+// uRegs is uprobes.Regs over the task's current CPU. Tasks keep one and
+// pass the pointer, so a probe hit allocates nothing for it.
+type uRegs struct{ t *Task }
 
-func (r uRegs) PC() uint64             { return r.cpu.PC() }
-func (r uRegs) SetPC(v uint64)         { r.cpu.SetPC(v) }
-func (r uRegs) SP() uint64             { return r.cpu.SP() }
-func (r uRegs) SetSP(v uint64)         { r.cpu.SetSP(v) }
-func (r uRegs) Reg(i int) uint64       { return r.cpu.Reg(i) }
-func (r uRegs) SetReg(i int, v uint64) { r.cpu.SetReg(i, v) }
+func (r *uRegs) PC() uint64             { return r.t.cpu.PC() }
+func (r *uRegs) SetPC(v uint64)         { r.t.cpu.SetPC(v) }
+func (r *uRegs) SP() uint64             { return r.t.cpu.SP() }
+func (r *uRegs) SetSP(v uint64)         { r.t.cpu.SetSP(v) }
+func (r *uRegs) Reg(i int) uint64       { return r.t.cpu.Reg(i) }
+func (r *uRegs) SetReg(i int, v uint64) { r.t.cpu.SetReg(i, v) }
 
-func (r uRegs) Flags() uint64 {
-	switch c := r.cpu.(type) {
+func (r *uRegs) Flags() uint64 {
+	switch c := r.t.cpu.(type) {
 	case *arm64.CPU:
 		return c.Regs().NZCV
 	case *amd64.CPU:
@@ -91,8 +92,8 @@ func (r uRegs) Flags() uint64 {
 	return 0
 }
 
-func (r uRegs) SetFlags(v uint64) {
-	switch c := r.cpu.(type) {
+func (r *uRegs) SetFlags(v uint64) {
+	switch c := r.t.cpu.(type) {
 	case *arm64.CPU:
 		c.Regs().NZCV = v
 	case *amd64.CPU:
@@ -185,6 +186,7 @@ func (tg *ThreadGroup) attachUprobes(img *vm.Image) {
 func (t *Task) newUtask() {
 	if t.tg.umm != nil {
 		t.utask = t.tg.umm.NewTask(uThread{t}, t.tid, int(t.tid))
+		t.uregs = &uRegs{t}
 	}
 }
 
@@ -214,7 +216,7 @@ func (t *Task) exitToUser(sc *syscallResult) bool {
 	for !t.killed.Load() {
 		if t.utask != nil && t.flags.Test(signals.TIF_UPROBE) {
 			t.flags.Clear(signals.TIF_UPROBE)
-			t.utask.NotifyResume(uRegs{t.cpu})
+			t.utask.NotifyResume(t.uregs)
 			continue
 		}
 		if t.sigPending() {
