@@ -134,6 +134,9 @@ type Task struct {
 	detWait *detWait
 	// accounted is how many of cpu.Retired() the virtual clock has seen.
 	accounted uint64
+	// lastIMiss, lastDMiss are the cache model's miss counts at the
+	// thread's previous profile sample.
+	lastIMiss, lastDMiss uint64
 	// sliceLeft is what remains of the thread's deterministic quantum.
 	sliceLeft int64
 	// clock is the guest profiler's per-thread sampling clock.
@@ -322,13 +325,27 @@ func (t *Task) runSampled(budget int64) vm.Exit {
 			} else {
 				fp = t.cpu.Reg(5)
 			}
-			prof.SampleValues(int(t.tid), arch, t.cpu.PC(), t.cpu.SP(), fp, lr, t.cpu.MM(), n, nil)
+			prof.SampleValues(int(t.tid), arch, t.cpu.PC(), t.cpu.SP(), fp, lr, t.cpu.MM(), n, t.cacheMissDeltas())
 		}
 		budget -= int64(done - start)
 		if ex.Reason != vm.ExitBudget || budget <= 0 || int64(done-start) < b {
 			return ex
 		}
 	}
+}
+
+// cacheMissDeltas returns the L1 I and D misses since the thread's last
+// sample when the cache model is on (the profile's extra sample values),
+// nil otherwise.
+func (t *Task) cacheMissDeltas() []int64 {
+	c, ok := t.cpu.(cacheModelCPU)
+	if !ok || c.CacheModel() == nil {
+		return nil
+	}
+	st := c.CacheModel().Stats()
+	d := []int64{int64(st.I.Misses - t.lastIMiss), int64(st.D.Misses - t.lastDMiss)}
+	t.lastIMiss, t.lastDMiss = st.I.Misses, st.D.Misses
+	return d
 }
 
 // account feeds newly retired instructions to the virtual clock.

@@ -57,8 +57,10 @@ func BenchmarkGuest(b *testing.B) {
 	}
 }
 
-// TestDeterministic: a multi-threaded guest gives identical output and
-// trace hash on repeated deterministic runs.
+// TestDeterministic: multi-threaded guests (C pthreads with a mutex and a
+// condition variable; Go goroutines with channels and a mutex) give
+// identical output and trace hash over 20 deterministic runs, alternating
+// GOMAXPROCS=1 and 2.
 func TestDeterministic(t *testing.T) {
 	for _, arch := range guestArches {
 		for _, name := range []string{"threads", "go-goroutines"} {
@@ -71,7 +73,11 @@ func TestDeterministic(t *testing.T) {
 				}
 				var first, firstHash string
 				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-				for i := 0; i < 4; i++ {
+				runs := 20
+				if testing.Short() {
+					runs = 4
+				}
+				for i := 0; i < runs; i++ {
 					runtime.GOMAXPROCS(1 + i%2) // the same run at any GOMAXPROCS
 					var o, e strings.Builder
 					code := run([]string{"run", "--clean-env", "--det", "--seed", "7", "--trace-hash", bin}, strings.NewReader(""), &o, &e)

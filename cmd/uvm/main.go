@@ -223,6 +223,9 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		defer pf.Close()
 		po := guestprof.Options{Period: *pprofPer}
+		if opts.CacheModel != nil {
+			po.Extra = []string{"icache-misses", "dcache-misses"}
+		}
 		if !opts.Deterministic {
 			po.TimeNanos = time.Now().UnixNano()
 		}
