@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"debug/elf"
 	"encoding/binary"
 	"errors"
 
@@ -303,6 +304,15 @@ func (t *Task) dieOfSignal(sig signals.Signal, core bool, info signals.SigInfo) 
 		ex := *t.lastExit
 		k.logf("%s: %s at pc 0x%x: %s in %s (thread %d)", sig, exitWhy(ex), ex.PC, t.cpu.Disasm(ex.PC), t.backtrace(ex.PC), t.tid)
 	}
+	if first && t.lastExit != nil && t.tg.umm != nil {
+		ex := *t.lastExit
+		if t.tg.umm.XOLContains(ex.PC) || t.tg.umm.XOLContains(ex.Fault.Addr) {
+			k.logf("the crash involves the uprobes XOL area (the uretprobe trampoline page)")
+			if isGoBinary(t.tg.mm.ExePath) {
+				k.logf("this is a Go program: a uretprobe replaces return addresses on goroutine stacks, which the Go runtime copies and unwinds; it then meets the trampoline address and fails (golang/go#22008) — the kernel behaves the same; probe Go functions with uprobes, not uretprobes")
+			}
+		}
+	}
 	k.event("%d signal %s fatal core=%v", t.tid, sig, core)
 	t.tg.exitGroup(ExitStatus{Signal: int(sig), Core: core})
 }
@@ -500,4 +510,31 @@ func (t *Task) backtrace(pc uint64) string {
 		fp = t.cpu.Reg(5)
 	}
 	return guestprof.NewSymbolizer(t.tg.mm).Backtrace(arch, pc, t.cpu.SP(), fp, lr)
+}
+
+// isGoBinary reports whether the executable was built by the Go toolchain.
+func isGoBinary(path string) bool {
+	f, err := elf.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return f.Section(".go.buildinfo") != nil || f.Section(".note.go.buildid") != nil
+}
+
+// explainGoUretprobeFailure: a Go program that ends with exit status 2
+// (the runtime's throw) while uretprobe instances were pending most likely
+// met the trampoline address while copying or unwinding a goroutine stack
+// ("unexpected return pc … called from" the XOL page). The kernel behaves
+// the same (golang/go#22008); uvm says so.
+func (tg *ThreadGroup) explainGoUretprobeFailure() {
+	tg.mu.Lock()
+	st := tg.status
+	tg.mu.Unlock()
+	if tg.umm == nil || st.Signal != 0 || st.Code != 2 || !tg.retsPendingAtExit.Load() || !isGoBinary(tg.mm.ExePath) {
+		return
+	}
+	tg.k.logf("this Go program exited with status 2 while uretprobes had replaced return addresses on its stacks: " +
+		"the Go runtime copies and unwinds goroutine stacks and fails on the trampoline address (golang/go#22008); " +
+		"the kernel behaves the same; probe Go functions with uprobes, not uretprobes")
 }

@@ -62,6 +62,8 @@ type ThreadGroup struct {
 
 	// cmdline is /proc/self/cmdline (argv, NUL-terminated), set at exec.
 	cmdline []byte
+	// retsPendingAtExit: a thread exited with uretprobe instances pending.
+	retsPendingAtExit atomic.Bool
 	// umm is the address space's uprobe state (nil without uprobes).
 	umm *uprobes.MM
 	// jobctl is the group-stop state (SIGSTOP/SIGCONT).
@@ -438,6 +440,9 @@ func (tg *ThreadGroup) exitGroup(st ExitStatus) {
 func (t *Task) exited() {
 	tg := t.tg
 	if t.utask != nil {
+		if t.utask.PendingReturns() > 0 {
+			tg.retsPendingAtExit.Store(true)
+		}
 		t.utask.Free(t.uregs)
 	}
 	if t.clearChildTID != 0 && !t.killed.Load() {
@@ -461,6 +466,7 @@ func (t *Task) exited() {
 	if last {
 		tg.once.Do(func() {
 			tg.fds.closeAll()
+			tg.explainGoUretprobeFailure()
 			tg.releaseUprobes()
 			tg.groupExited()
 			close(tg.done)

@@ -110,3 +110,21 @@ func readProbeCases(t *testing.T) [][2]string {
 	}
 	return out
 }
+
+// TestGoUretprobeStackCopy: a uretprobe on a deeply recursive Go function
+// breaks the Go runtime's stack copying ("unexpected return pc … called
+// from" the trampoline), as on Linux (golang/go#22008); uvm reproduces the
+// failure deterministically and says why.
+func TestGoUretprobeStackCopy(t *testing.T) {
+	for _, arch := range guestArches {
+		bin := filepath.Join(goGuestDir(t, arch), "deeprec")
+		var o, e strings.Builder
+		code := run([]string{"run", "--det", "--uretprobe", "main.rec", bin}, strings.NewReader(""), &o, &e)
+		if code != 2 || !strings.Contains(e.String(), "unexpected return pc") {
+			t.Fatalf("%s: status %d; the Go runtime should have thrown; stderr:\n%.2000s", arch, code, e.String())
+		}
+		if !strings.Contains(e.String(), "golang/go#22008") {
+			t.Errorf("%s: no explanation in stderr:\n%.2000s", arch, e.String())
+		}
+	}
+}
