@@ -76,7 +76,7 @@ func (t *Task) forkProcess(flags, stack, ptid, tls, ctid uint64) uint64 {
 			var err error
 			umm, err = tg.umm.Fork(childPid, func() (uprobes.AddrSpace, error) {
 				mm = tg.mm.Fork()
-				return uAddrSpace{mm, k}, nil
+				return &uAddrSpace{mm: mm, k: k}, nil
 			})
 			if err != nil {
 				return errRet(ENOMEM)

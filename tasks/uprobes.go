@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"uvm/icache"
@@ -20,10 +21,18 @@ import (
 // XOL slot 0 calls it when a probed function returns.
 const uprobeSyscall = 335
 
-// uAddrSpace is uprobes.AddrSpace over a vm.MM.
+// uAddrSpace is uprobes.AddrSpace over a vm.MM. It remembers the last
+// area found (find_vma's vmacache): probe hits look up the same text VMA
+// again and again.
 type uAddrSpace struct {
-	mm *vm.MM
-	k  *Kernel
+	mm   *vm.MM
+	k    *Kernel
+	last atomic.Pointer[cachedVMA]
+}
+
+type cachedVMA struct {
+	gen uint64
+	v   uprobes.VMA
 }
 
 func toUVMA(v vm.VMA) uprobes.VMA {
@@ -31,12 +40,21 @@ func toUVMA(v vm.VMA) uprobes.VMA {
 		Read: v.Prot&vm.ProtRead != 0, Write: v.Prot&vm.ProtWrite != 0, Exec: v.Prot&vm.ProtExec != 0, Shared: v.Shared}
 }
 
-func (a uAddrSpace) FindVMA(addr uint64) (uprobes.VMA, bool) {
+func (a *uAddrSpace) FindVMA(addr uint64) (uprobes.VMA, bool) {
+	gen := a.mm.Gen()
+	if c := a.last.Load(); c != nil && c.gen == gen && c.v.Start <= addr && addr < c.v.End {
+		return c.v, true
+	}
 	v, ok := a.mm.FindVMA(addr)
-	return toUVMA(v), ok
+	if !ok {
+		return uprobes.VMA{}, false
+	}
+	u := toUVMA(v)
+	a.last.Store(&cachedVMA{gen: gen, v: u})
+	return u, true
 }
 
-func (a uAddrSpace) VMAs() []uprobes.VMA {
+func (a *uAddrSpace) VMAs() []uprobes.VMA {
 	vs := a.mm.VMAs()
 	out := make([]uprobes.VMA, len(vs))
 	for i, v := range vs {
@@ -45,15 +63,15 @@ func (a uAddrSpace) VMAs() []uprobes.VMA {
 	return out
 }
 
-func (a uAddrSpace) Peek(b []byte, addr uint64) error    { return a.mm.Peek(b, addr) }
-func (a uAddrSpace) Poke(b []byte, addr uint64) error    { return a.mm.Poke(b, addr) }
-func (a uAddrSpace) ReadAt(b []byte, addr uint64) error  { return a.mm.ReadAt(b, addr) }
-func (a uAddrSpace) WriteAt(b []byte, addr uint64) error { return a.mm.WriteAt(b, addr) }
-func (a uAddrSpace) Unmap(start, end uint64)             { a.mm.Unmap(start, end) }
+func (a *uAddrSpace) Peek(b []byte, addr uint64) error    { return a.mm.Peek(b, addr) }
+func (a *uAddrSpace) Poke(b []byte, addr uint64) error    { return a.mm.Poke(b, addr) }
+func (a *uAddrSpace) ReadAt(b []byte, addr uint64) error  { return a.mm.ReadAt(b, addr) }
+func (a *uAddrSpace) WriteAt(b []byte, addr uint64) error { return a.mm.WriteAt(b, addr) }
+func (a *uAddrSpace) Unmap(start, end uint64)             { a.mm.Unmap(start, end) }
 
 // MapXOL maps the "[uprobes]" page (execute-only, like the kernel's
 // VM_EXEC special mapping) at hint or wherever there is room.
-func (a uAddrSpace) MapXOL(hint uint64) (uint64, error) {
+func (a *uAddrSpace) MapXOL(hint uint64) (uint64, error) {
 	addr, err := a.mm.FindFree(hint&^vm.PageMask, vm.PageSize)
 	if err != nil {
 		return 0, err
@@ -67,7 +85,7 @@ func (a uAddrSpace) MapXOL(hint uint64) (uint64, error) {
 // FlushICache does arm64's cache maintenance for a written XOL slot
 // (DC CVAU + IC IVAU, broadcast), with its modelled cost when the cache
 // model is on; the predecoded cache sees the store through CodeVersion.
-func (a uAddrSpace) FlushICache(addr uint64, n int) {
+func (a *uAddrSpace) FlushICache(addr uint64, n int) {
 	icache.FlushICache(a.mm, nil, addr, uint64(n))
 }
 
@@ -178,7 +196,7 @@ func (tg *ThreadGroup) attachUprobes(img *vm.Image) {
 	if id, err := uprobes.FileIdentity(img.Path); err == nil {
 		tg.mm.SetFileIdentity(img.Path, id.Dev, id.Inode)
 	}
-	tg.umm = sys.NewMM(uAddrSpace{tg.mm, tg.k}, uArch(img.Arch), tg.pid)
+	tg.umm = sys.NewMM(&uAddrSpace{mm: tg.mm, k: tg.k}, uArch(img.Arch), tg.pid)
 	tg.umm.MmapAll()
 }
 
