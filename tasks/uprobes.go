@@ -83,8 +83,10 @@ func (a *uAddrSpace) MapXOL(hint uint64) (uint64, error) {
 }
 
 // FlushICache does arm64's cache maintenance for a written XOL slot
-// (DC CVAU + IC IVAU, broadcast), with its modelled cost when the cache
-// model is on; the predecoded cache sees the store through CodeVersion.
+// (DC CVAU + IC IVAU of the range, for every CPU of the process). The
+// modelled cycle cost is not charged to any CPU's counters: the adapter
+// serves the whole address space and does not know the writing CPU (the
+// uprobes model counts flushes done and saved itself).
 func (a *uAddrSpace) FlushICache(addr uint64, n int) {
 	icache.FlushICache(a.mm, nil, addr, uint64(n))
 }
