@@ -7,13 +7,38 @@ import (
 	"sync/atomic"
 )
 
-// statCounters are the subsystem's event counters.
+// pcpuCounter is a per-CPU event counter (the kernel's percpu counters):
+// the hit path adds to its own cache line, so producers on different CPUs
+// do not bounce one line; readers sum the slots.
+type pcpuCounter [pcpuSlots]struct {
+	v atomic.Uint64
+	_ [56]byte
+}
+
+const pcpuSlots = 64
+
+// Add adds n to cpu's slot.
+func (c *pcpuCounter) Add(cpu int, n uint64) { c[uint(cpu)%pcpuSlots].v.Add(n) }
+
+// Load sums the slots.
+func (c *pcpuCounter) Load() uint64 {
+	var n uint64
+	for i := range c {
+		n += c[i].v.Load()
+	}
+	return n
+}
+
+// statCounters are the subsystem's event counters; the ones every hit
+// touches are per-CPU.
 type statCounters struct {
-	hits, simulated, singleSteps, aborts, restarts, sigtraps, sigills  atomic.Uint64
+	hits, simulated, singleSteps                                       pcpuCounter
+	uretEntries, uretReturns, poolHits, poolPuts                       pcpuCounter
+	aborts, restarts, sigtraps, sigills                                atomic.Uint64
 	installs, removals, handlerRemoves                                 atomic.Uint64
 	xolAreas, slotWaits, xolCopies, copiesSaved, flushes, flushesSaved atomic.Uint64
-	uretEntries, uretReturns, uretOmitted, uretChained, uretPurged     atomic.Uint64
-	riAllocs, riFrees, poolHits, poolPuts, timerRuns, timerExpired     atomic.Uint64
+	uretOmitted, uretChained, uretPurged                               atomic.Uint64
+	riAllocs, riFrees, timerRuns, timerExpired                         atomic.Uint64
 	signalsDenied, exitMidStep, warnings                               atomic.Uint64
 }
 

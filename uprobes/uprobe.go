@@ -126,7 +126,7 @@ type uprobe struct {
 	// copied is UPROBE_COPY_INSN: arch is valid.
 	copied atomic.Bool
 	arch   archUprobe
-	hits   atomic.Uint64
+	hits   pcpuCounter
 }
 
 // archUprobe is struct arch_uprobe: the saved instruction (the kernel's

@@ -162,7 +162,7 @@ func (t *Task) allocReturnInstance() *returnInstance {
 	if s.opts.ReturnInstancePool {
 		if ri := ut.riPool; ri != nil {
 			ut.riPool = ri.next.Load()
-			s.stats.poolHits.Add(1)
+			s.stats.poolHits.Add(t.cpu, 1)
 			return ri
 		}
 	}
@@ -232,7 +232,7 @@ func (t *Task) freeRetInstance(ri *returnInstance, cleanupHprobe bool) {
 		ri.consCnt = 0
 		ri.next.Store(ut.riPool)
 		ut.riPool = ri
-		s.stats.poolPuts.Add(1)
+		s.stats.poolPuts.Add(t.cpu, 1)
 	} else {
 		s.riFree(ri)
 	}
@@ -378,7 +378,7 @@ func (t *Task) prepareUretprobe(u *uprobe, r Regs, ri *returnInstance) {
 	ri.hprobe.initLeased(u, idx, t.cpu)
 	ri.next.Store(ut.ri.Load())
 	ut.ri.Store(ri)
-	s.stats.uretEntries.Add(1)
+	s.stats.uretEntries.Add(t.cpu, 1)
 	if ut.riTimer == nil {
 		ut.riTimer = s.clock.AfterFunc(RITimerPeriod, ut.timerFn)
 	} else {
@@ -419,7 +419,7 @@ func (t *Task) handleTrampoline(r Regs) {
 			u, old := ri.hprobe.consume()
 			if valid {
 				t.handleUretprobeChain(ri, u, r)
-				s.stats.uretReturns.Add(1)
+				s.stats.uretReturns.Add(t.cpu, 1)
 			} else {
 				s.stats.uretPurged.Add(1)
 			}

@@ -243,11 +243,11 @@ func (t *Task) handleSWBP(r Regs) {
 		s.stats.restarts.Add(1)
 		return
 	}
-	s.stats.hits.Add(1)
-	u.hits.Add(1)
+	s.stats.hits.Add(t.cpu, 1)
+	u.hits.Add(t.cpu, 1)
 	t.handlerChain(u, r)
 	if t.skipSStep(u, r) {
-		s.stats.simulated.Add(1)
+		s.stats.simulated.Add(t.cpu, 1)
 		return
 	}
 	if !t.preSSout(u, r, bp) {
@@ -382,7 +382,7 @@ func (t *Task) preSSout(u *uprobe, r Regs, bp uint64) bool {
 	ut.stepping = true
 	ut.activeUprobe = u
 	ut.state = UTaskSStep
-	s.stats.singleSteps.Add(1)
+	s.stats.singleSteps.Add(t.cpu, 1)
 	return true
 }
 
