@@ -19,6 +19,7 @@ const (
 	kindEpoll                   // an epoll instance (epoll)
 	kindPipe                    // one end of an in-kernel pipe (pipe, pipeWrite)
 	kindMem                     // a read-only in-memory file (synthetic /proc files: mem, memPos)
+	kindProcFD                  // the /proc/PID/fd directory of the opening process
 )
 
 // openFile is an open file description (Linux's struct file), shared by

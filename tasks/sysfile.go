@@ -146,6 +146,11 @@ func (t *Task) sysOpenat(dirfd int32, pathAddr, flags, mode uint64) uint64 {
 			return errRet(ELOOP)
 		}
 	}
+	if g == "/proc/self/fd" || g == "/proc/"+itoa(int(t.tg.pid))+"/fd" {
+		of := &openFile{kind: kindProcFD, path: g, flags: oRDONLY | oDIRECTORY}
+		fd, e := t.tg.fds.alloc(of, 0, fl&oCLOEXEC != 0)
+		return retFD(fd, e)
+	}
 	if data, ok := t.procFile(g); ok {
 		if fl&oACCMODE != oRDONLY {
 			return errRet(EACCES)
@@ -224,6 +229,8 @@ func (t *Task) readFile(f *openFile, n uint64, off int64) ([]byte, Errno) {
 		return f.pipe.read(t, n, f.flags&oNONBLOCK != 0)
 	case kindEpoll, kindEventfd:
 		return nil, EINVAL
+	case kindProcFD:
+		return nil, EISDIR
 	case kindReader:
 		if off >= 0 {
 			return nil, ESPIPE
@@ -322,7 +329,7 @@ func (t *Task) writeFile(f *openFile, b []byte, off int64) uint64 {
 			return errRet(ESPIPE)
 		}
 		got, err = f.w.Write(b)
-	case kindReader, kindEventfd, kindEpoll, kindMem:
+	case kindReader, kindEventfd, kindEpoll, kindMem, kindProcFD:
 		return errRet(EBADF)
 	default:
 		if off >= 0 {
@@ -415,6 +422,18 @@ func (t *Task) sysLseek(fd int32, off int64, whence int) uint64 {
 		f.memPos = base + off
 		return uint64(f.memPos)
 	}
+	if f.kind == kindProcFD {
+		if whence != 0 || off < 0 {
+			return errRet(EINVAL)
+		}
+		f.mu.Lock()
+		f.direntPos = int(off)
+		if off == 0 {
+			f.dirents = nil
+		}
+		f.mu.Unlock()
+		return uint64(off)
+	}
 	if f.kind != kindHost || whence > 2 {
 		if f.kind != kindHost {
 			return errRet(ESPIPE)
@@ -455,6 +474,8 @@ func (t *Task) statFile(f *openFile) (hostStat, Errno) {
 		st := statFromInfo(fi)
 		t.tg.k.virtualize(&st, f.path)
 		return st, 0
+	case kindProcFD:
+		return hostStat{mode: sIFDIR | 0o500, nlink: 2, blksize: 1024, uid: t.tg.k.uid(), gid: t.tg.k.gid()}, 0
 	case kindMem:
 		return hostStat{mode: sIFREG | 0o444, nlink: 1, blksize: 1024, uid: t.tg.k.uid(), gid: t.tg.k.gid()}, 0
 	case kindPipe:
@@ -581,7 +602,13 @@ func (t *Task) sysGetdents64(fd int32, buf, n uint64) uint64 {
 	if !ok {
 		return errRet(EBADF)
 	}
-	if f.kind != kindHost {
+	if f.kind == kindProcFD {
+		f.mu.Lock()
+		if f.dirents == nil {
+			f.dirents = t.procFDDirents()
+		}
+		f.mu.Unlock()
+	} else if f.kind != kindHost {
 		return errRet(ENOTDIR)
 	}
 	f.mu.Lock()
@@ -1110,4 +1137,22 @@ func (t *Task) sysSymlinkat(targetAddr uint64, newfd int32, newAddr uint64) uint
 		return errRet(e)
 	}
 	return errOr0(errnoOf(os.Symlink(target, nh)))
+}
+
+// procFDDirents lists /proc/self/fd: ".", ".." and one symlink per open
+// descriptor, in numeric order.
+func (t *Task) procFDDirents() []dirent {
+	fds := t.tg.fds
+	fds.mu.Lock()
+	nums := make([]int, 0, len(fds.fds))
+	for fd := range fds.fds {
+		nums = append(nums, int(fd))
+	}
+	fds.mu.Unlock()
+	sort.Ints(nums)
+	out := []dirent{{".", pathInode("/proc/self/fd"), dtDir}, {"..", pathInode("/proc/self"), dtDir}}
+	for _, n := range nums {
+		out = append(out, dirent{itoa(n), pathInode("/proc/self/fd/" + itoa(n)), dtLnk})
+	}
+	return out
 }
