@@ -176,16 +176,3 @@ func (ft *futexTable) wakeAll(mm *vm.MM) {
 		}
 	}
 }
-
-// wakeTask makes a blocked wait of t re-check its condition (a signal
-// arrived). Waits poll their condition at least every 50 ms in parallel
-// mode and at every switch in deterministic mode; this closes the task's
-// current notification channel so the wake is immediate.
-func (ft *futexTable) wakeTask(t *Task) {
-	t.notifyMu.Lock()
-	if t.notify != nil {
-		close(t.notify)
-		t.notify = nil
-	}
-	t.notifyMu.Unlock()
-}

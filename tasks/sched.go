@@ -333,3 +333,15 @@ func (t *Task) wait(ready func() bool, wake func() <-chan struct{}, timeoutNs in
 		tm.Stop()
 	}
 }
+
+// interruptWait makes a blocking wait of t re-check its condition at once
+// (a signal arrived). Waits also poll their condition at least every 50 ms
+// in parallel mode and at every switch in deterministic mode.
+func (t *Task) interruptWait() {
+	t.notifyMu.Lock()
+	if t.notify != nil {
+		close(t.notify)
+		t.notify = nil
+	}
+	t.notifyMu.Unlock()
+}

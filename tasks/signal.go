@@ -51,7 +51,7 @@ func (t *Task) recalcLocked() {
 // leaves Run, and blocking waits re-evaluate their condition.
 func (t *Task) wakeForSignal() {
 	t.cpu.Interrupt()
-	t.tg.k.futexes.wakeTask(t)
+	t.interruptWait()
 }
 
 // sendSignal queues info for thread target (process-directed when target
@@ -152,7 +152,7 @@ func (t *Task) forceSignal(info signals.SigInfo) {
 
 // exitSignalInfo turns a synchronous exit of the interpreter into the
 // signal Linux would send, with the arch's fault context.
-func (t *Task) exitSignalInfo(ex vm.Exit) (signals.SigInfo, bool) {
+func (t *Task) exitSignalInfo(ex vm.Exit) signals.SigInfo {
 	switch ex.Reason {
 	case vm.ExitFault:
 		code := int32(signals.SEGV_MAPERR)
@@ -160,30 +160,32 @@ func (t *Task) exitSignalInfo(ex vm.Exit) (signals.SigInfo, bool) {
 			code = signals.SEGV_ACCERR
 		}
 		t.fault = ex
-		return signals.FaultInfo(signals.SIGSEGV, code, ex.Fault.Addr), true
+		return signals.FaultInfo(signals.SIGSEGV, code, ex.Fault.Addr)
 	case vm.ExitAlignment:
 		t.fault = ex
-		return signals.FaultInfo(signals.SIGBUS, signals.BUS_ADRALN, ex.Fault.Addr), true
+		return signals.FaultInfo(signals.SIGBUS, signals.BUS_ADRALN, ex.Fault.Addr)
 	case vm.ExitUndefined:
-		return signals.FaultInfo(signals.SIGILL, signals.ILL_ILLOPC, ex.PC), true
+		return signals.FaultInfo(signals.SIGILL, signals.ILL_ILLOPC, ex.PC)
 	case vm.ExitBreakpoint:
 		if t.tg.arch == &amd64ABI {
 			// INT3 is a trap: the handler sees rip after it, si_code SI_KERNEL.
 			t.cpu.SetPC(ex.PC + 1)
-			return signals.KernelInfo(signals.SIGTRAP), true
+			return signals.KernelInfo(signals.SIGTRAP)
 		}
-		return signals.FaultInfo(signals.SIGTRAP, signals.TRAP_BRKPT, ex.PC), true
+		return signals.FaultInfo(signals.SIGTRAP, signals.TRAP_BRKPT, ex.PC)
 	case vm.ExitDivide:
 		// Code carries the si_code of an unmasked SIMD floating-point
 		// exception (x86 #XM); 0 is the integer divide error (#DE).
 		if ex.Code != 0 {
-			return signals.FaultInfo(signals.SIGFPE, int32(ex.Code), ex.PC), true
+			return signals.FaultInfo(signals.SIGFPE, int32(ex.Code), ex.PC)
 		}
-		return signals.FaultInfo(signals.SIGFPE, signals.FPE_INTDIV, ex.PC), true
+		return signals.FaultInfo(signals.SIGFPE, signals.FPE_INTDIV, ex.PC)
 	case vm.ExitPrivileged:
-		return signals.KernelInfo(signals.SIGSEGV), true
+		return signals.KernelInfo(signals.SIGSEGV)
 	}
-	return signals.SigInfo{}, false
+	// Any other synchronous exit: a kernel-sent SIGSEGV, as Linux does
+	// for traps it has no better signal for.
+	return signals.KernelInfo(signals.SIGSEGV)
 }
 
 // syscallResult is what a syscall exit left for signal handling: the
@@ -193,12 +195,6 @@ type syscallResult struct {
 	origArg0 uint64
 	nr       uint64
 }
-
-// handleSignals delivers pending signals on the way back to the guest
-// (Linux's exit_to_user_mode_loop → arch_do_signal_or_restart); uprobe
-// work comes first (exitToUser). sc is the syscall exit being completed,
-// or nil. It returns false when the thread group is ending.
-func (t *Task) handleSignals(sc *syscallResult) bool { return t.exitToUser(sc) }
 
 // handleSignalsOnce dequeues and acts on one signal (get_signal +
 // handle_signal). It completes sc (restart rules) when a signal is

@@ -227,9 +227,15 @@ func (t *Task) run() {
 				return
 			}
 		case vm.ExitSyscall:
-			if t.utask != nil && t.tg.arch == &amd64ABI && t.cpu.Reg(amd64ABI.nr) == uprobeSyscall && t.tg.umm.XOLContains(t.cpu.PC()-2) {
-				// The uretprobe trampoline's syscall: never restarted.
-				t.cpu.SetReg(amd64ABI.ret, t.utask.SysUretprobe(t.uregs))
+			if t.tg.arch == &amd64ABI && t.cpu.Reg(amd64ABI.nr) == uprobeSyscall {
+				// sys_uretprobe: only the trampoline may call it (the
+				// model checks the caller and raises SIGILL otherwise,
+				// as without any XOL area); never restarted.
+				if t.utask != nil {
+					t.cpu.SetReg(amd64ABI.ret, t.utask.SysUretprobe(t.uregs))
+				} else {
+					t.forceSignal(signals.KernelInfo(signals.SIGILL))
+				}
 				if t.flags.Load() != 0 && !t.exitToUser(nil) {
 					return
 				}
@@ -276,18 +282,14 @@ func (t *Task) syncSignal(ex vm.Exit, stepping bool) bool {
 	if stepping {
 		t.utask.RecordTrap(uint32(ex.Reason))
 	}
-	info, ok := t.exitSignalInfo(ex)
-	if !ok {
-		t.fatal(ex)
-		return false
-	}
+	info := t.exitSignalInfo(ex)
 	if t.utask != nil && info.Addr == ex.PC {
 		// si_addr of a trap in the XOL slot is the probed address.
 		info.Addr = t.utask.TrapAddr(ex.PC)
 	}
 	t.lastExit = &ex
 	t.forceSignal(info)
-	ok = t.exitToUser(nil)
+	ok := t.exitToUser(nil)
 	t.lastExit = nil
 	return ok
 }
@@ -360,27 +362,6 @@ func (t *Task) account() {
 	t.accounted = r
 }
 
-// Signal numbers used for fatal exits until full signal delivery exists.
-const (
-	sigILL  = 4
-	sigTRAP = 5
-	sigBUS  = 7
-	sigFPE  = 8
-	sigSEGV = 11
-)
-
-// fatal ends the thread group for a synchronous fault that has no
-// handler, the way Linux's default action does (core-dumping signals).
-func (t *Task) fatal(ex vm.Exit) {
-	k := t.tg.k
-	sig := sigSEGV
-	why := exitWhy(ex)
-	dis := t.cpu.Disasm(ex.PC)
-	k.logf("%s: %s at pc 0x%x: %s (thread %d)", signalName(sig), why, ex.PC, dis, t.tid)
-	k.event("%d signal %s pc=%#x fatal", t.tid, signalName(sig), ex.PC)
-	t.tg.exitGroup(ExitStatus{Signal: sig, Core: true})
-}
-
 // exitWhy describes a synchronous exit for uvm's one-line report.
 func exitWhy(ex vm.Exit) string {
 	switch ex.Reason {
@@ -402,22 +383,6 @@ func exitWhy(ex vm.Exit) string {
 		return "privileged instruction"
 	}
 	return ex.Reason.String()
-}
-
-func signalName(sig int) string {
-	switch sig {
-	case sigILL:
-		return "SIGILL"
-	case sigTRAP:
-		return "SIGTRAP"
-	case sigBUS:
-		return "SIGBUS"
-	case sigFPE:
-		return "SIGFPE"
-	case sigSEGV:
-		return "SIGSEGV"
-	}
-	return fmt.Sprintf("signal %d", sig)
 }
 
 // exitGroup ends every thread of the group with status (first caller wins).

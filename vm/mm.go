@@ -390,18 +390,6 @@ func (m *MM) FindVMA(addr uint64) (VMA, bool) {
 	return VMA{}, false
 }
 
-// SetVMAName renames the area that starts exactly at start (used for
-// "[heap]" and "[stack]").
-func (m *MM) SetVMAName(start uint64, name string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for i := range m.vmas {
-		if m.vmas[i].Start == start {
-			m.vmas[i].Name = name
-		}
-	}
-}
-
 // FindFree returns a free page-aligned range of length bytes, searching
 // top-down from MmapBase as Linux's default mmap layout does. hint, when
 // non-zero and free, is used as is.
@@ -559,9 +547,6 @@ func (m *MM) Poke(b []byte, addr uint64) error { return m.store(addr, b, true) }
 
 // Peek reads regardless of page permissions (must be mapped).
 func (m *MM) Peek(b []byte, addr uint64) error { return m.load(addr, b, AccessRead, true) }
-
-// FetchCode reads instruction bytes with execute permission.
-func (m *MM) FetchCode(b []byte, addr uint64) error { return m.load(addr, b, AccessExec, false) }
 
 // ReadString reads a NUL-terminated string of at most max bytes.
 func (m *MM) ReadString(addr uint64, max int) (string, error) {

@@ -3,7 +3,6 @@ package vm
 import (
 	"encoding/binary"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 )
 
@@ -308,6 +307,3 @@ func (t *TLB) Atomic64(addr uint64) (ptr *uint64, ok bool) {
 	}
 	return (*uint64)(unsafe.Pointer(&d[addr&PageMask])), true
 }
-
-// AtomicLoad64 is an acquire load of an aligned 64-bit word (LDAR, LDAXR).
-func AtomicLoad64(p *uint64) uint64 { return atomic.LoadUint64(p) }
