@@ -29,6 +29,7 @@ const (
 	EBUSY        Errno = 16
 	EEXIST       Errno = 17
 	EXDEV        Errno = 18
+	ENODEV       Errno = 19
 	ENOTDIR      Errno = 20
 	EISDIR       Errno = 21
 	EINVAL       Errno = 22
@@ -44,6 +45,7 @@ const (
 	ENOSYS       Errno = 38
 	ENOTEMPTY    Errno = 39
 	ELOOP        Errno = 40
+	EOVERFLOW    Errno = 75
 	ETIMEDOUT    Errno = 110
 )
 

@@ -76,6 +76,10 @@ type Options struct {
 	// own host CPU (guest thread i → CPU i mod NumCPU), where the host OS
 	// allows it (Linux: sched_setaffinity); elsewhere it does nothing.
 	PinThreads bool
+	// ProcessExit, when set, is called as each process's last thread
+	// exits, while its address space is still intact (harnesses read
+	// results from guest memory here; afterwards it is released).
+	ProcessExit func(tg *ThreadGroup)
 	// CacheModel, when not nil, gives every CPU modelled L1 I/D caches
 	// (and arm64 its non-coherent I-side in strict mode); --stats
 	// prints their counters. See package icache and cachemodel.go.
@@ -223,7 +227,7 @@ var ErrExec = errors.New("cannot execute")
 // Start loads the program at path (a host path) and starts its first
 // thread. argv[0] is what the guest sees as its name.
 func (k *Kernel) Start(path string, argv []string) (*ThreadGroup, error) {
-	data, err := os.ReadFile(path)
+	data, err := readProgramFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -271,6 +275,7 @@ func (k *Kernel) Start(path string, argv []string) (*ThreadGroup, error) {
 		sighand: &signals.Sighand{}}
 	tg.pid = k.allocPID()
 	tg.cmdline = cmdline(argv)
+	tg.environ = cmdline(k.opts.Env)
 	tg.fds = newFDTable(k)
 	tg.proc.pgid, tg.proc.sid = tg.pid, tg.pid
 	k.registerProc(tg)

@@ -86,6 +86,7 @@ func (t *Task) forkProcess(flags, stack, ptid, tls, ctid uint64) uint64 {
 		}
 	} else {
 		umm = tg.umm
+		mm.AddUser()
 	}
 	cpu := t.cpu.Clone(mm)
 	cpu.SetReg(tg.arch.ret, 0)
@@ -97,7 +98,7 @@ func (t *Task) forkProcess(flags, stack, ptid, tls, ctid uint64) uint64 {
 	}
 	tg.mu.Lock()
 	child := &ThreadGroup{k: k, arch: tg.arch, mm: mm, img: tg.img, done: make(chan struct{}),
-		cwd: tg.cwd, umask: tg.umask, cmdline: tg.cmdline}
+		cwd: tg.cwd, umask: tg.umask, cmdline: tg.cmdline, environ: tg.environ}
 	tg.mu.Unlock()
 	child.pid = childPid
 	child.umm = umm
@@ -271,6 +272,16 @@ func (tg *ThreadGroup) reapLocked(c *ThreadGroup) {
 	}
 	tg.proc.children = out
 	delete(tg.k.procs, c.pid)
+	// A reaped process leaves nothing behind in the kernel.
+	k := tg.k
+	k.mu.Lock()
+	for i, g := range k.groups {
+		if g == c && i > 0 {
+			k.groups = append(k.groups[:i], k.groups[i+1:]...)
+			break
+		}
+	}
+	k.mu.Unlock()
 }
 
 // waitChild blocks until a matching child is a zombie (or WNOHANG), and
@@ -613,9 +624,11 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 		t.utask.Free(t.uregs)
 	}
 	oldUMM := tg.umm
+	oldMM := tg.mm
 	tg.mu.Lock()
 	tg.mm, tg.arch, tg.img = mm, a, img
 	tg.cmdline = cmdline(argv)
+	tg.environ = cmdline(envp)
 	tg.mu.Unlock()
 	sh := tg.sighand
 	unshare := tg.proc.vforkDone != nil || sharedSighand(tg)
@@ -638,6 +651,7 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 			oldUMM.Release()
 		}
 	}
+	oldMM.DropUser(false)
 	tg.attachUprobes(img)
 	if tg.umm != nil {
 		if t.utask == nil {
@@ -664,16 +678,41 @@ func sharedSighand(tg *ThreadGroup) bool {
 	return false
 }
 
+// maxExecutable bounds the size of a program or interpreter file uvm
+// reads to load it.
+const maxExecutable = 1 << 30
+
+// readExecutable reads a program file for execve: a regular file with an
+// execute bit (EACCES otherwise, as Linux's may_open/do_open_execat),
+// at most maxExecutable bytes.
 func readExecutable(h string) ([]byte, error) {
 	fi, err := os.Stat(h)
 	if err != nil {
 		return nil, err
 	}
-	if fi.IsDir() {
+	if !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
 		return nil, fmt.Errorf("%s: %w", h, os.ErrPermission)
 	}
-	if fi.Mode()&0o111 == 0 {
-		return nil, os.ErrPermission
+	return readProgramFile(h)
+}
+
+// readProgramFile reads a whole regular file of at most maxExecutable
+// bytes (never a device or FIFO, which could be endless).
+func readProgramFile(h string) ([]byte, error) {
+	f, err := os.Open(h)
+	if err != nil {
+		return nil, err
 	}
-	return os.ReadFile(h)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file: %w", h, ErrExec)
+	}
+	if fi.Size() > maxExecutable {
+		return nil, fmt.Errorf("%s: %d bytes is bigger than uvm loads (%d): %w", h, fi.Size(), maxExecutable, ErrExec)
+	}
+	return io.ReadAll(io.LimitReader(f, maxExecutable+1))
 }

@@ -31,6 +31,8 @@ func (t *Task) procFile(g string) (data []byte, ok bool) {
 		return []byte(formatMaps(t.tg.mm.VMAs())), true
 	case "cmdline":
 		return t.tg.cmdline, true
+	case "environ":
+		return t.tg.environ, true
 	case "comm":
 		name := t.tg.mm.ExePath
 		if i := strings.LastIndexByte(name, '/'); i >= 0 {
@@ -42,6 +44,44 @@ func (t *Task) procFile(g string) (data []byte, ok bool) {
 		return []byte(name + "\n"), true
 	}
 	return nil, false
+}
+
+// procStat stats the synthetic /proc entries of the calling process.
+func (t *Task) procStat(g string) (hostStat, bool) {
+	self := "/proc/" + itoa(int(t.tg.pid))
+	k := t.tg.k
+	switch g {
+	case "/proc/self", "/proc/thread-self", self, "/proc/self/fd", self + "/fd":
+		return hostStat{mode: sIFDIR | 0o555, nlink: 2, blksize: 1024, uid: k.uid(), gid: k.gid()}, true
+	}
+	if _, ok := t.procFile(g); ok {
+		return hostStat{mode: sIFREG | 0o444, nlink: 1, blksize: 1024, uid: k.uid(), gid: k.gid()}, true
+	}
+	return hostStat{}, false
+}
+
+// procHidden reports whether guest path g names a per-process /proc file
+// uvm does not synthesize: /proc/self/…, /proc/thread-self/… and
+// /proc/N/… must never reach the host's /proc, where they would describe
+// (and, for mem, modify) uvm itself or another host process.
+func procHidden(g string) bool {
+	rest, ok := strings.CutPrefix(g, "/proc/")
+	if !ok {
+		return false
+	}
+	first, _, _ := strings.Cut(rest, "/")
+	if first == "self" || first == "thread-self" {
+		return true
+	}
+	if first == "" {
+		return false
+	}
+	for _, c := range first {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // formatMaps renders VMAs as /proc/PID/maps does.

@@ -155,6 +155,11 @@ func (t *Task) forceSignal(info signals.SigInfo) {
 func (t *Task) exitSignalInfo(ex vm.Exit) signals.SigInfo {
 	switch ex.Reason {
 	case vm.ExitFault:
+		if ex.Fault.Bus {
+			// A file mapping's page wholly past the end of the file.
+			t.fault = ex
+			return signals.FaultInfo(signals.SIGBUS, signals.BUS_ADRERR, ex.Fault.Addr)
+		}
 		code := int32(signals.SEGV_MAPERR)
 		if ex.Fault.Mapped {
 			code = signals.SEGV_ACCERR

@@ -273,7 +273,7 @@ func (t *Task) dispatch(no sysno) (ret uint64, done bool) {
 	case sysMadvise:
 		return t.sysMadvise(a0, a1, a2), true
 	case sysMsync:
-		return 0, true
+		return t.sysMsync(a0, a1, a2), true
 	case sysMincore:
 		return t.sysMincore(a0, a1, a2), true
 	case sysMembarrier:
@@ -480,8 +480,9 @@ func (t *Task) putIDs3(a, b, c uint64, id uint32) uint64 {
 }
 
 // readBuf copies guest memory into a new slice (EFAULT on failure).
+// Callers bound n (writes go through writeGuest's chunks).
 func (t *Task) readBuf(addr, n uint64) ([]byte, Errno) {
-	if n > 1<<30 {
+	if n > 1<<24 {
 		return nil, EINVAL
 	}
 	b := make([]byte, n)

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"uvm/vm"
 )
 
 const (
@@ -41,10 +43,20 @@ func (t *Task) guestPath(dirfd int32, p string) (string, Errno) {
 	return path.Join(base, p), 0
 }
 
+// hiddenHostPath is where guest paths that must not reach the host
+// resolve: a name that cannot exist, so every
+// operation on it fails with ENOENT (and nothing can be created there).
+const hiddenHostPath = "/proc/uvm-hidden/nonexistent"
+
 // hostPath maps a guest absolute path onto the host (Options.Root first).
 func (t *Task) hostPath(gp string) string {
 	if gp == "/proc/self/exe" || gp == "/proc/"+itoa(int(t.tg.pid))+"/exe" {
 		return t.tg.mm.ExePath
+	}
+	if procHidden(gp) {
+		// Not one of the synthetic files (those are served before
+		// hostPath is asked): the guest gets ENOENT, never the host's.
+		return hiddenHostPath
 	}
 	if r := t.tg.k.opts.Root; r != "" {
 		hp := path.Join(r, gp)
@@ -293,6 +305,15 @@ func (t *Task) sysSendfile(outfd, infd int32, offAddr, count uint64) uint64 {
 	return r
 }
 
+// maxRW is Linux's MAX_RW_COUNT: one read or write moves at most this
+// many bytes (INT_MAX rounded down to a page).
+const maxRW = 0x7ffff000
+
+// rwChunk is the largest host buffer one step of a guest write uses; a
+// bigger write goes through in chunks, so a guest length never sizes a
+// host allocation.
+const rwChunk = 1 << 20
+
 func (t *Task) sysWrite(fd int32, buf, n uint64, off int64) uint64 {
 	f, ok := t.tg.fds.get(fd)
 	if !ok || f.flags&oACCMODE == oRDONLY && f.kind != kindWriter {
@@ -304,11 +325,53 @@ func (t *Task) sysWrite(fd int32, buf, n uint64, off int64) uint64 {
 	case kindEpoll:
 		return errRet(EINVAL)
 	}
-	b, e := t.readBuf(buf, n)
-	if e != 0 {
-		return errRet(e)
+	if int64(n) < 0 {
+		return errRet(EINVAL)
 	}
-	return t.writeFile(f, b, off)
+	done, r := t.writeGuest(f, buf, min(n, maxRW), off)
+	if done == 0 {
+		return r
+	}
+	return done
+}
+
+// writeGuest writes n bytes of guest memory at buf to f in chunks of at
+// most rwChunk, stopping at the first short write. It returns the bytes
+// written and the result of the last step (an error return when nothing
+// could be written).
+func (t *Task) writeGuest(f *openFile, buf, n uint64, off int64) (done, last uint64) {
+	if n == 0 {
+		b, e := t.readBuf(buf, 0)
+		if e != 0 {
+			return 0, errRet(e)
+		}
+		return 0, t.writeFile(f, b, off)
+	}
+	for done < n {
+		k := min(n-done, rwChunk)
+		b, e := t.readBuf(buf+done, k)
+		if e != 0 {
+			// As Linux's copy from user: what is readable before the
+			// fault is written; EFAULT only when nothing is.
+			if b = t.readPrefix(buf+done, k); len(b) == 0 {
+				return done, errRet(e)
+			}
+			k = uint64(len(b))
+		}
+		o := off
+		if off >= 0 {
+			o = off + int64(done)
+		}
+		r := t.writeFile(f, b, o)
+		if int64(r) < 0 {
+			return done, r
+		}
+		done += r
+		if r < k {
+			break
+		}
+	}
+	return done, done
 }
 
 func (t *Task) writeFile(f *openFile, b []byte, off int64) uint64 {
@@ -347,9 +410,29 @@ func (t *Task) writeFile(f *openFile, b []byte, off int64) uint64 {
 	return uint64(got)
 }
 
-// sysReadv implements readv/writev by gathering into one buffer.
+// readPrefix reads the readable prefix of [addr, addr+n), page by page
+// up to the first fault.
+func (t *Task) readPrefix(addr, n uint64) []byte {
+	var out []byte
+	for n > 0 {
+		k := min(n, vm.PageSize-addr&vm.PageMask)
+		b := make([]byte, k)
+		if t.tg.mm.ReadAt(b, addr) != nil {
+			break
+		}
+		out = append(out, b...)
+		addr += k
+		n -= k
+	}
+	return out
+}
+
+// sysReadv implements readv/writev. A vector of at most rwChunk bytes is
+// written as one buffer (so a pipe write of up to PIPE_BUF stays atomic);
+// a bigger one segment by segment, in chunks.
 func (t *Task) sysReadv(fd int32, iov, cnt uint64, write bool) uint64 {
-	if cnt > 1024 {
+	const uioMaxIOV = 1024
+	if cnt > uioMaxIOV {
 		return errRet(EINVAL)
 	}
 	raw, e := t.readBuf(iov, cnt*16)
@@ -361,13 +444,22 @@ func (t *Task) sysReadv(fd int32, iov, cnt uint64, write bool) uint64 {
 	var total uint64
 	for i := range segs {
 		segs[i] = seg{binary.LittleEndian.Uint64(raw[i*16:]), binary.LittleEndian.Uint64(raw[i*16+8:])}
+		// rw_copy_check_uvector: a negative length, or a sum that
+		// overflows ssize_t, is EINVAL; the sum is then capped at
+		// MAX_RW_COUNT.
+		if int64(segs[i].len) < 0 || total+segs[i].len < total || int64(total+segs[i].len) < 0 {
+			return errRet(EINVAL)
+		}
+		if total+segs[i].len > maxRW {
+			segs[i].len = maxRW - total
+		}
 		total += segs[i].len
 	}
-	if write {
-		f, ok := t.tg.fds.get(fd)
-		if !ok {
-			return errRet(EBADF)
-		}
+	f, ok := t.tg.fds.get(fd)
+	if !ok || write && f.flags&oACCMODE == oRDONLY && f.kind != kindWriter || !write && f.flags&oACCMODE == oWRONLY {
+		return errRet(EBADF)
+	}
+	if write && total <= rwChunk {
 		buf := make([]byte, 0, total)
 		for _, s := range segs {
 			b, e := t.readBuf(s.base, s.len)
@@ -383,7 +475,16 @@ func (t *Task) sysReadv(fd int32, iov, cnt uint64, write bool) uint64 {
 		if s.len == 0 {
 			continue
 		}
-		r := t.sysRead(fd, s.base, s.len, -1)
+		var r uint64
+		if write {
+			var n uint64
+			n, r = t.writeGuest(f, s.base, s.len, -1)
+			if n > 0 {
+				r = n
+			}
+		} else {
+			r = t.sysRead(fd, s.base, s.len, -1)
+		}
 		if int64(r) < 0 {
 			if done > 0 {
 				return done
@@ -530,6 +631,9 @@ func (t *Task) statAt(dirfd int32, pathAddr, flags uint64) (hostStat, Errno) {
 	g, e := t.guestPath(dirfd, p)
 	if e != 0 {
 		return hostStat{}, e
+	}
+	if st, ok := t.procStat(g); ok {
+		return st, 0
 	}
 	h := t.hostPath(g)
 	var fi fs.FileInfo

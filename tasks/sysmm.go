@@ -1,7 +1,12 @@
 package tasks
 
 import (
-	"io"
+	"errors"
+	"io/fs"
+	"math"
+	"os"
+	"path"
+	"syscall"
 
 	"uvm/vm"
 )
@@ -25,83 +30,145 @@ func (t *Task) sysMmap(addr, length, prot, flags uint64, fd int32, off uint64) u
 	if flags&(mapShared|mapPrivate) == 0 {
 		return errRet(EINVAL)
 	}
-	length = vm.PageAlign(length)
-	if length == 0 || length > vm.TaskSize {
+	if length > vm.TaskSize {
 		return errRet(ENOMEM)
 	}
-	var f *openFile
+	length = vm.PageAlign(length)
+	if off+length < off {
+		return errRet(EOVERFLOW)
+	}
+	v := vm.VMA{Prot: protOf(prot), Shared: flags&mapShared != 0}
 	if flags&mapAnonymous == 0 {
-		var ok bool
-		f, ok = t.tg.fds.get(fd)
-		if !ok || f.kind != kindHost {
+		f, ok := t.tg.fds.get(fd)
+		if !ok {
 			return errRet(EBADF)
 		}
+		if e := t.fileMapping(f, &v, off, prot, flags); e != 0 {
+			return errRet(e)
+		}
 	}
-	fixed := flags&(mapFixed|mapFixedNoreplace) != 0
-	if fixed {
+	if v.Shared && v.Obj == nil {
+		v.Obj = vm.NewSharedObject(nil) // shmem: shared with fork children, touched or not
+	}
+	switch {
+	case flags&mapFixedNoreplace != 0:
 		if addr&vm.PageMask != 0 {
 			return errRet(EINVAL)
 		}
-		if addr+length > vm.TaskSize || addr+length < addr {
+		end, ok := vm.CheckRange(addr, length)
+		if !ok {
 			return errRet(ENOMEM)
 		}
-		if flags&mapFixedNoreplace != 0 && !t.rangeFree(addr, length) {
-			return errRet(EEXIST)
+		v.Start, v.End = addr, end
+		if err := mm.MapNoReplace(v); err != nil {
+			if errors.Is(err, vm.ErrExist) {
+				return errRet(EEXIST)
+			}
+			return errRet(ENOMEM)
 		}
-	} else {
-		var err error
-		addr, err = mm.FindFree(addr&^vm.PageMask, length)
+	case flags&mapFixed != 0:
+		if addr&vm.PageMask != 0 {
+			return errRet(EINVAL)
+		}
+		end, ok := vm.CheckRange(addr, length)
+		if !ok {
+			return errRet(ENOMEM)
+		}
+		v.Start, v.End = addr, end
+		t.tg.uprobeMunmap(v.Start, v.End)
+		if err := mm.Map(v); err != nil {
+			return errRet(ENOMEM)
+		}
+	default:
+		v.End = length
+		a, err := mm.MapAnywhere(addr&^vm.PageMask, v)
 		if err != nil {
 			return errRet(ENOMEM)
 		}
+		v.Start, v.End = a, a+length
 	}
-	v := vm.VMA{Start: addr, End: addr + length, Prot: protOf(prot), Shared: flags&mapShared != 0}
-	if f != nil {
-		v.Name, v.Offset = f.path, off
-		if fi, err := f.host.Stat(); err == nil {
-			st := statFromInfo(fi)
-			v.Dev, v.Inode = st.dev, st.ino
-		}
-	}
-	if err := mm.Map(v); err != nil {
-		return errRet(ENOMEM)
-	}
-	if f != nil {
-		// Private file mappings are filled with the file's bytes now;
-		// MAP_SHARED file mappings are copies too (writes are not carried
-		// back to the file) — documented limitation.
-		buf := make([]byte, length)
-		n, err := f.host.ReadAt(buf, int64(off))
-		if err != nil && err != io.EOF {
-			mm.Unmap(addr, addr+length)
-			return errRet(errnoOf(err))
-		}
-		if n > 0 {
-			if err := mm.Poke(buf[:n], addr); err != nil {
-				mm.Unmap(addr, addr+length)
-				return errRet(ENOMEM)
-			}
-		}
+	if v.File != nil || v.Obj != nil && v.Obj.File != nil {
 		t.tg.uprobeMmap(v)
 	}
-	return addr
+	return v.Start
 }
 
-func (t *Task) rangeFree(addr, length uint64) bool {
-	for _, v := range t.tg.mm.VMAs() {
-		if v.Start < addr+length && addr < v.End {
-			return false
-		}
+// fileMapping fills in the file side of a mapping of f (do_mmap's file
+// checks): regular files are mapped lazily (pages read on first touch),
+// /dev/zero is anonymous memory, other files cannot be mapped.
+func (t *Task) fileMapping(f *openFile, v *vm.VMA, off, prot, flags uint64) Errno {
+	if f.kind != kindHost || f.host == nil {
+		return ENODEV
 	}
-	return true
+	fi, err := f.host.Stat()
+	if err != nil {
+		return errnoOf(err)
+	}
+	acc := f.flags & oACCMODE
+	switch {
+	case fi.Mode().IsRegular():
+	case f.path == "/dev/zero" || fi.Mode()&fs.ModeCharDevice != 0 && path.Base(f.path) == "zero":
+		return 0 // anonymous memory, as Linux's mmap_zero
+	case fi.IsDir():
+		return ENODEV
+	default:
+		return ENODEV
+	}
+	if acc == oWRONLY {
+		return EACCES
+	}
+	if flags&mapShared != 0 && prot&uint64(vm.ProtWrite) != 0 && acc != oRDWR {
+		return EACCES
+	}
+	if off > math.MaxInt64-vm.TaskSize {
+		return EOVERFLOW
+	}
+	fb, err := newHostBacking(f.host)
+	if err != nil {
+		return errnoOf(err)
+	}
+	st := statFromInfo(fi)
+	v.Name, v.Offset, v.Dev, v.Inode = f.path, off, st.dev, st.ino
+	if v.Shared {
+		v.Obj = vm.NewSharedObject(fb)
+	} else {
+		v.File = fb
+	}
+	return 0
+}
+
+// hostBacking is a host file behind a guest file mapping. It holds its own
+// descriptor (a dup), so the mapping outlives the guest's close(2) as in
+// Linux; the descriptor is closed when the last mapping is gone and the
+// collector finalizes the *os.File.
+type hostBacking struct{ f *os.File }
+
+func newHostBacking(f *os.File) (*hostBacking, error) {
+	fd, err := syscall.Dup(int(f.Fd()))
+	if err != nil {
+		return nil, err
+	}
+	syscall.CloseOnExec(fd)
+	return &hostBacking{os.NewFile(uintptr(fd), f.Name())}, nil
+}
+
+func (h *hostBacking) ReadAt(p []byte, off int64) (int, error)  { return h.f.ReadAt(p, off) }
+func (h *hostBacking) WriteAt(p []byte, off int64) (int, error) { return h.f.WriteAt(p, off) }
+func (h *hostBacking) Size() (int64, error) {
+	fi, err := h.f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return fi.Size(), nil
 }
 
 func (t *Task) sysMunmap(addr, length uint64) uint64 {
-	if addr&vm.PageMask != 0 || length == 0 || addr+length > vm.TaskSize {
+	end, ok := vm.CheckRange(addr, length)
+	if !ok || length == 0 {
 		return errRet(EINVAL)
 	}
-	t.tg.uprobeMunmap(addr, addr+vm.PageAlign(length))
-	t.tg.mm.Unmap(addr, addr+vm.PageAlign(length))
+	t.tg.uprobeMunmap(addr, end)
+	t.tg.mm.Unmap(addr, end)
 	return 0
 }
 
@@ -120,9 +187,36 @@ func (t *Task) sysMprotect(addr, length, prot uint64) uint64 {
 	if length == 0 {
 		return 0
 	}
-	end := addr + vm.PageAlign(length)
+	end, ok := vm.CheckRange(addr, length)
+	if !ok {
+		return errRet(ENOMEM)
+	}
 	if err := t.tg.mm.Protect(addr, end, protOf(prot)); err != nil {
 		return errRet(ENOMEM)
+	}
+	return 0
+}
+
+// msync flags.
+const (
+	msAsync      = 1
+	msInvalidate = 2
+	msSync       = 4
+)
+
+func (t *Task) sysMsync(addr, length, flags uint64) uint64 {
+	if addr&vm.PageMask != 0 || flags&^(msAsync|msInvalidate|msSync) != 0 || flags&(msAsync|msSync) == msAsync|msSync {
+		return errRet(EINVAL)
+	}
+	end, ok := vm.CheckRange(addr, length)
+	if !ok {
+		return errRet(ENOMEM)
+	}
+	if err := t.tg.mm.Sync(addr, end); err != nil {
+		if errors.Is(err, vm.ErrNoMem) {
+			return errRet(ENOMEM)
+		}
+		return errRet(EIO)
 	}
 	return 0
 }
@@ -137,17 +231,29 @@ func (t *Task) sysMremap(old, oldLen, newLen, flags, newAddr uint64) uint64 {
 	if old&vm.PageMask != 0 || flags&^(mremapMaymove|mremapFixed|4) != 0 {
 		return errRet(EINVAL)
 	}
+	if oldLen > vm.TaskSize || newLen > vm.TaskSize {
+		return errRet(ENOMEM)
+	}
 	oldLen, newLen = vm.PageAlign(oldLen), vm.PageAlign(newLen)
 	if newLen == 0 || oldLen == 0 {
 		return errRet(EINVAL)
 	}
-	if !mm.Mapped(old, old+oldLen) {
+	oldEnd, ok := vm.CheckRange(old, oldLen)
+	if !ok || !mm.Mapped(old, oldEnd) {
 		return errRet(EFAULT)
 	}
 	if flags&mremapFixed != 0 {
 		if flags&mremapMaymove == 0 || newAddr&vm.PageMask != 0 {
 			return errRet(EINVAL)
 		}
+		newEnd, ok := vm.CheckRange(newAddr, newLen)
+		if !ok {
+			return errRet(ENOMEM)
+		}
+		if newAddr < oldEnd && old < newEnd {
+			return errRet(EINVAL)
+		}
+		t.tg.uprobeMunmap(newAddr, newEnd)
 		if err := mm.Move(old, oldLen, newAddr, newLen); err != nil {
 			return errRet(ENOMEM)
 		}
@@ -157,20 +263,18 @@ func (t *Task) sysMremap(old, oldLen, newLen, flags, newAddr uint64) uint64 {
 	case newLen == oldLen:
 		return old
 	case newLen < oldLen:
-		mm.Unmap(old+newLen, old+oldLen)
+		t.tg.uprobeMunmap(old+newLen, oldEnd)
+		mm.Unmap(old+newLen, oldEnd)
 		return old
 	}
-	if mm.Grow(old, old+oldLen, newLen-oldLen) {
+	if mm.Grow(old, oldEnd, newLen-oldLen) {
 		return old
 	}
 	if flags&mremapMaymove == 0 {
 		return errRet(ENOMEM)
 	}
-	dst, err := mm.FindFree(0, newLen)
+	dst, err := mm.MoveAnywhere(old, oldLen, newLen)
 	if err != nil {
-		return errRet(ENOMEM)
-	}
-	if err := mm.Move(old, oldLen, dst, newLen); err != nil {
 		return errRet(ENOMEM)
 	}
 	return dst
@@ -188,12 +292,9 @@ func (t *Task) sysBrk(want uint64) uint64 {
 	oldEnd, newEnd := vm.PageAlign(cur), vm.PageAlign(want)
 	switch {
 	case newEnd > oldEnd:
-		for _, v := range mm.VMAs() {
-			if v.Start < newEnd && oldEnd < v.End {
-				return cur
-			}
-		}
-		if err := mm.Map(vm.VMA{Start: oldEnd, End: newEnd, Prot: vm.ProtRead | vm.ProtWrite, Name: "[heap]"}); err != nil {
+		// Checked and mapped in one step: a concurrent mmap cannot take
+		// the range in between.
+		if err := mm.MapNoReplace(vm.VMA{Start: oldEnd, End: newEnd, Prot: vm.ProtRead | vm.ProtWrite, Name: "[heap]"}); err != nil {
 			return cur
 		}
 	case newEnd < oldEnd:
@@ -210,37 +311,67 @@ const (
 )
 
 func (t *Task) sysMadvise(addr, length, advice uint64) uint64 {
-	if addr&vm.PageMask != 0 {
+	end, ok := vm.CheckRange(addr, length)
+	if addr&vm.PageMask != 0 || addr+length < addr {
 		return errRet(EINVAL)
 	}
-	end := addr + vm.PageAlign(length)
+	if !ok {
+		return errRet(ENOMEM)
+	}
+	if length == 0 {
+		return 0
+	}
 	if !t.tg.mm.Mapped(addr, end) {
 		return errRet(ENOMEM)
 	}
 	switch advice {
-	case madvDontneed, madvRemove:
-		// Private anonymous memory reads back as zeroes afterwards.
+	case madvDontneed:
+		// Private pages are dropped: anonymous memory reads back as
+		// zeroes, a private file mapping as the file's bytes; shared
+		// mappings keep their contents.
 		t.tg.mm.Discard(addr, end)
+	case madvRemove:
+		if t.tg.mm.Remove(addr, end) != nil {
+			return errRet(EINVAL)
+		}
+	case madvFree:
+		// Only private anonymous memory; its pages keep their contents
+		// until reclaimed, which is a valid outcome on Linux too.
+		for _, v := range t.tg.mm.VMAs() {
+			if v.Start < end && addr < v.End && (v.Shared || v.File != nil) {
+				return errRet(EINVAL)
+			}
+		}
 	}
-	// Everything else (MADV_FREE, HUGEPAGE, NOHUGEPAGE, WILLNEED …) is a
-	// hint that changes no observable state; MADV_FREE pages keep their
-	// contents until reused, which is a valid outcome on Linux too.
+	// Everything else (HUGEPAGE, NOHUGEPAGE, WILLNEED …) is a hint that
+	// changes no observable state.
 	return 0
 }
 
+// sysMincore reports every mapped page as resident (uvm has no swap; a
+// page not yet touched is reported resident too, as it would be after
+// its first access), writing the vector in bounded chunks.
 func (t *Task) sysMincore(addr, length, vec uint64) uint64 {
 	if addr&vm.PageMask != 0 {
 		return errRet(EINVAL)
 	}
-	end := addr + vm.PageAlign(length)
-	if !t.tg.mm.Mapped(addr, end) {
+	end, ok := vm.CheckRange(addr, length)
+	if !ok || !t.tg.mm.Mapped(addr, end) {
 		return errRet(ENOMEM)
 	}
-	b := make([]byte, (end-addr)/vm.PageSize)
-	for i := range b {
-		b[i] = 1
+	var chunk [4096]byte
+	for i := range chunk {
+		chunk[i] = 1
 	}
-	return errOr0(t.writeBytes(vec, b))
+	for n := (end - addr) / vm.PageSize; n > 0; {
+		k := min(n, uint64(len(chunk)))
+		if e := t.writeBytes(vec, chunk[:k]); e != 0 {
+			return errRet(e)
+		}
+		vec += k
+		n -= k
+	}
+	return 0
 }
 
 func (t *Task) sysMembarrier(cmd uint64) uint64 {

@@ -2,6 +2,8 @@ package tasks
 
 import (
 	"fmt"
+	"os"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -62,6 +64,9 @@ type ThreadGroup struct {
 
 	// cmdline is /proc/self/cmdline (argv, NUL-terminated), set at exec.
 	cmdline []byte
+	// environ is /proc/self/environ: the environment the guest was
+	// started or exec'ed with (never uvm's own), set at exec.
+	environ []byte
 	// retsPendingAtExit: a thread exited with uretprobe instances pending.
 	retsPendingAtExit atomic.Bool
 	// umm is the address space's uprobe state (nil without uprobes).
@@ -175,6 +180,7 @@ func (t *Task) run() {
 		k.det.acquire(t)
 	}
 	defer t.exited()
+	defer t.recoverBug()
 	if t.utask != nil && t.forkChild {
 		t.utask.TaskWork() // a fork child maps its XOL area before entering the guest
 	}
@@ -275,6 +281,28 @@ func (t *Task) run() {
 			}
 		}
 	}
+}
+
+// recoverBug is the task's panic boundary: a Go panic anywhere in the
+// thread's loop (interpreter, syscall, signal delivery) is a uvm bug, and
+// it must cost the guest, never the host. The stack goes to a report
+// file, uvm prints one line, and the thread group dies as of SIGSEGV.
+func (t *Task) recoverBug() {
+	r := recover()
+	if r == nil {
+		return
+	}
+	stack := debug.Stack()
+	where := "stderr"
+	if f, err := os.CreateTemp("", "uvm-bug-*.txt"); err == nil {
+		fmt.Fprintf(f, "uvm internal error in guest thread %d (pc %#x): %v\n\n%s", t.tid, t.cpu.PC(), r, stack)
+		f.Close()
+		where = f.Name()
+	} else {
+		t.tg.k.logf("%s", stack)
+	}
+	t.tg.k.logf("internal error (a uvm bug) in thread %d at pc %#x: %v; the guest is killed with SIGSEGV; report in %s", t.tid, t.cpu.PC(), r, where)
+	t.tg.exitGroup(ExitStatus{Signal: int(signals.SIGSEGV)})
 }
 
 // syncSignal turns a synchronous exit into its signal and delivers it.
@@ -433,6 +461,10 @@ func (t *Task) exited() {
 			tg.fds.closeAll()
 			tg.explainGoUretprobeFailure()
 			tg.releaseUprobes()
+			if h := tg.k.opts.ProcessExit; h != nil {
+				h(tg)
+			}
+			tg.mm.DropUser(true)
 			tg.groupExited()
 			close(tg.done)
 		})

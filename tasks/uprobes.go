@@ -72,14 +72,7 @@ func (a *uAddrSpace) Unmap(start, end uint64)             { a.mm.Unmap(start, en
 // MapXOL maps the "[uprobes]" page (execute-only, like the kernel's
 // VM_EXEC special mapping) at hint or wherever there is room.
 func (a *uAddrSpace) MapXOL(hint uint64) (uint64, error) {
-	addr, err := a.mm.FindFree(hint&^vm.PageMask, vm.PageSize)
-	if err != nil {
-		return 0, err
-	}
-	if err := a.mm.Map(vm.VMA{Start: addr, End: addr + vm.PageSize, Prot: vm.ProtExec, Name: "[uprobes]"}); err != nil {
-		return 0, err
-	}
-	return addr, nil
+	return a.mm.MapAnywhere(hint&^vm.PageMask, vm.VMA{End: vm.PageSize, Prot: vm.ProtExec, Name: "[uprobes]"})
 }
 
 // FlushICache does arm64's cache maintenance for a written XOL slot

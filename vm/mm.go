@@ -77,11 +77,17 @@ type Fault struct {
 	// Mapped is true when the page was mapped but the access was not
 	// permitted (Linux's SEGV_ACCERR); false means SEGV_MAPERR.
 	Mapped bool
+	// Bus is true when the page is inside a file mapping but wholly past
+	// the end of the file (Linux's SIGBUS, BUS_ADRERR).
+	Bus bool
 }
 
 func (f *Fault) Error() string {
 	why := "unmapped address"
-	if f.Mapped {
+	switch {
+	case f.Bus:
+		why = "past the end of the mapped file"
+	case f.Mapped:
 		why = "permission denied"
 	}
 	return fmt.Sprintf("%s fault at 0x%x (%s)", f.Access, f.Addr, why)
@@ -121,6 +127,118 @@ type VMA struct {
 	Name       string // path of the backing file, "[heap]", "[stack]", "" for anonymous
 	Offset     uint64 // file offset of Start
 	Dev, Inode uint64 // identity of the backing file, for uprobes and maps
+	// File, for a private file mapping, is where a page comes from on
+	// its first touch (and again after MADV_DONTNEED): the bytes at
+	// Offset+(addr-Start), zero past the end of the file.
+	File FileBacking
+	// Obj, for a MAP_SHARED mapping (anonymous or of a file), holds the
+	// pages every mapping of it shares, including pages nobody has
+	// touched yet (so a fork child and its parent fault in the same page).
+	Obj *SharedObject
+}
+
+// FileBacking is the file behind a file mapping. ReadAt/WriteAt must be
+// safe for concurrent use (an *os.File is).
+type FileBacking interface {
+	ReadAt(p []byte, off int64) (int, error)
+	WriteAt(p []byte, off int64) (int, error)
+	// Size is the file's current length.
+	Size() (int64, error)
+}
+
+// SharedObject is the memory behind MAP_SHARED mappings: Linux's shmem
+// inode for anonymous shared memory, the page cache for a shared file
+// mapping. Its pages are indexed by page offset in the object.
+//
+// Lock order: MM.mu → SharedObject.mu (a leaf).
+type SharedObject struct {
+	// File, when not nil, fills pages on first touch and receives them
+	// back on Writeback (msync, munmap, exit).
+	File FileBacking
+
+	mu    sync.Mutex
+	pages map[uint64]*Page // protected by mu
+}
+
+// NewSharedObject returns an empty object over f (nil: anonymous shmem).
+func NewSharedObject(f FileBacking) *SharedObject {
+	return &SharedObject{File: f, pages: map[uint64]*Page{}}
+}
+
+// page returns the object's page at pgoff, creating it (from the file
+// when there is one). bus is true when pgoff is wholly past EOF.
+func (o *SharedObject) page(pgoff uint64, prot Prot) (p *Page, bus bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if p = o.pages[pgoff]; p != nil {
+		return p, false
+	}
+	p = new(Page)
+	if o.File != nil && !fillFromFile(p, o.File, pgoff<<PageShift) {
+		return nil, true
+	}
+	p.prot.Store(uint32(prot))
+	o.pages[pgoff] = p
+	return p, false
+}
+
+// Writeback writes the object's pages in [pgoff, pgoff+n) to its file,
+// never past the file's current end (as the kernel writes back only the
+// bytes inside i_size).
+func (o *SharedObject) Writeback(pgoff, n uint64) error {
+	if o == nil || o.File == nil {
+		return nil
+	}
+	size, err := o.File.Size()
+	if err != nil {
+		return err
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	idx := make([]uint64, 0, len(o.pages))
+	for i := range o.pages {
+		if i >= pgoff && i-pgoff < n {
+			idx = append(idx, i)
+		}
+	}
+	sort.Slice(idx, func(a, b int) bool { return idx[a] < idx[b] })
+	for _, i := range idx {
+		off := int64(i << PageShift)
+		if off >= size {
+			break
+		}
+		k := min(int64(PageSize), size-off)
+		if _, err := o.File.WriteAt(o.pages[i].Data[:k], off); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// zero clears the object's pages in [pgoff, pgoff+n) in place
+// (MADV_REMOVE: the backing store is freed; later reads see zeroes).
+func (o *SharedObject) zero(pgoff, n uint64) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for i, p := range o.pages {
+		if i >= pgoff && i-pgoff < n {
+			p.Data = [PageSize]byte{}
+			p.CodeVersion.Add(1)
+		}
+	}
+}
+
+// fillFromFile reads the page at byte offset off of f into p. It reports
+// false when off is at or past the end of the file (the SIGBUS case).
+func fillFromFile(p *Page, f FileBacking, off uint64) bool {
+	if off > 1<<62 {
+		return false
+	}
+	n, err := f.ReadAt(p.Data[:], int64(off))
+	if n == 0 && err != nil {
+		return false
+	}
+	return true
 }
 
 // Radix page table geometry: 3 levels of 12 bits cover the 47..48-bit VA.
@@ -153,6 +271,10 @@ type MM struct {
 	// MmapBase is where top-down mmap placement starts (protected by mu).
 	MmapBase uint64
 
+	// users counts the processes using the address space (mm_users:
+	// CLONE_VM children share it); the last DropUser releases it.
+	users atomic.Int32
+
 	// Code is the predecoded instruction cache of this address space, set
 	// by the guest architecture's CPU constructor (an *icache.A64Cache or
 	// *icache.X86Cache). Shared by all threads.
@@ -163,7 +285,33 @@ type MM struct {
 
 // NewMM returns an empty address space.
 func NewMM() *MM {
-	return &MM{MmapBase: 0x7f0000000000}
+	m := &MM{MmapBase: 0x7f0000000000}
+	m.users.Store(1)
+	return m
+}
+
+// AddUser records one more process sharing the address space (CLONE_VM).
+func (m *MM) AddUser() { m.users.Add(1) }
+
+// DropUser is mmput: when the last process using the address space lets
+// go of it, its shared file mappings are written back, and with release
+// (process exit: no thread can touch it any more) every page is freed
+// at once. execve passes release=false: the threads it killed may still
+// be stopping on the old address space, which the collector frees after
+// them.
+func (m *MM) DropUser(release bool) {
+	if m.users.Add(-1) != 0 {
+		return
+	}
+	if release {
+		m.Release()
+		return
+	}
+	m.mu.RLock()
+	for _, v := range m.vmas {
+		v.Obj.Writeback(v.Offset>>PageShift, (v.End-v.Start)>>PageShift)
+	}
+	m.mu.RUnlock()
 }
 
 // Gen returns the translation generation (see TLB.Sync).
@@ -212,7 +360,8 @@ func (m *MM) Page(addr uint64) *Page {
 	if addr >= TaskSize {
 		return nil
 	}
-	return m.faultIn(addr >> PageShift)
+	p, _ := m.faultIn(addr >> PageShift)
+	return p
 }
 
 // PageAlign rounds up to a page boundary.
@@ -247,27 +396,48 @@ func (m *MM) vmaLocked(addr uint64) int {
 	return -1
 }
 
-// faultIn returns the page at vpn, allocating it if its VMA exists.
-func (m *MM) faultIn(vpn uint64) *Page {
+// faultIn returns the page at vpn, allocating it if its VMA exists:
+// zeroed for anonymous memory, read from the file for a private file
+// mapping, the shared object's page for MAP_SHARED. bus reports a page
+// of a file mapping wholly past the end of the file.
+func (m *MM) faultIn(vpn uint64) (p *Page, bus bool) {
 	m.mu.RLock()
-	p := m.lookupPage(vpn)
+	p = m.lookupPage(vpn)
 	m.mu.RUnlock()
 	if p != nil {
-		return p
+		return p, false
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if p = m.lookupPage(vpn); p != nil {
-		return p
+		return p, false
 	}
 	i := m.vmaLocked(vpn << PageShift)
 	if i < 0 {
-		return nil
+		return nil, false
 	}
-	p = new(Page)
-	p.prot.Store(uint32(m.vmas[i].Prot))
+	v := &m.vmas[i]
+	switch {
+	case v.Obj != nil:
+		pgoff := (v.Offset + (vpn<<PageShift - v.Start)) >> PageShift
+		if p, bus = v.Obj.page(pgoff, v.Prot); p == nil {
+			return nil, bus
+		}
+		// The object's page may have been created by a mapping with
+		// another permission; this mapping's permission applies here.
+		p.prot.Store(uint32(v.Prot))
+	case v.File != nil:
+		p = new(Page)
+		if !fillFromFile(p, v.File, v.Offset+(vpn<<PageShift-v.Start)) {
+			return nil, true
+		}
+		p.prot.Store(uint32(v.Prot))
+	default:
+		p = new(Page)
+		p.prot.Store(uint32(v.Prot))
+	}
 	m.setPage(vpn, p)
-	return p
+	return p, false
 }
 
 func (m *MM) insertVMA(v VMA) {
@@ -281,8 +451,11 @@ func (m *MM) insertVMA(v VMA) {
 // mergeAround joins vmas[i] with equal neighbours, as Linux's vma_merge.
 func (m *MM) mergeAround(i int) {
 	can := func(a, b VMA) bool {
-		if a.End != b.Start || a.Prot != b.Prot || a.Shared != b.Shared || a.Name != b.Name || a.Inode != b.Inode || a.Dev != b.Dev {
+		if a.End != b.Start || a.Prot != b.Prot || a.Shared != b.Shared || a.Name != b.Name || a.Inode != b.Inode || a.Dev != b.Dev || a.File != b.File || a.Obj != b.Obj {
 			return false
+		}
+		if a.File != nil || a.Obj != nil {
+			return a.Offset+(a.End-a.Start) == b.Offset
 		}
 		return a.Name == "" || a.Name[0] == '[' || a.Offset+(a.End-a.Start) == b.Offset
 	}
@@ -318,17 +491,70 @@ func (m *MM) unmapLocked(start, end uint64) {
 	out := m.vmas[:0]
 	for _, v := range m.vmas {
 		if v.Start >= start && v.End <= end {
+			// A shared file mapping's writes reach the file when it goes.
+			v.Obj.Writeback(v.Offset>>PageShift, (v.End-v.Start)>>PageShift)
 			continue
 		}
 		out = append(out, v)
 	}
+	clear(m.vmas[len(out):])
 	m.vmas = out
-	for a := start; a < end; a += PageSize {
-		if p := m.lookupPage(a >> PageShift); p != nil {
-			p.CodeVersion.Add(1)
-			m.setPage(a>>PageShift, nil)
+	m.dropPagesLocked(start, end)
+}
+
+// dropPagesLocked removes the pages of [start, end) from the page table.
+func (m *MM) dropPagesLocked(start, end uint64) {
+	m.walkPresent(start, end, func(vpn uint64, p *Page) {
+		p.CodeVersion.Add(1)
+		m.setPage(vpn, nil)
+	})
+}
+
+// walkPresent calls fn for every present page of [start, end) in address
+// order, skipping absent levels of the page table, so a range operation
+// over a huge empty reservation costs nothing. fn may clear the entry it
+// is given (setPage(vpn, nil)) but must not add pages.
+func (m *MM) walkPresent(start, end uint64, fn func(vpn uint64, p *Page)) {
+	end = min(end, TaskSize)
+	if end <= start {
+		return
+	}
+	last := (end + PageMask) >> PageShift
+	for vpn := start >> PageShift; vpn < last; {
+		ti := vpn >> (2 * ptBits)
+		if ti >= uint64(len(m.top)) {
+			return
+		}
+		mid := m.top[ti]
+		if mid == nil {
+			vpn = (ti + 1) << (2 * ptBits)
+			continue
+		}
+		leaf := mid[(vpn>>ptBits)&ptMask]
+		if leaf == nil {
+			vpn = (vpn>>ptBits + 1) << ptBits
+			continue
+		}
+		for li := vpn & ptMask; li < ptSize && vpn < last; li, vpn = li+1, vpn+1 {
+			if p := leaf[li]; p != nil {
+				fn(vpn, p)
+			}
 		}
 	}
+}
+
+// CheckRange validates a guest range [addr, addr+length): page-aligned
+// start, no wrap past 2^64 once the length is rounded up to pages, inside
+// user space. It returns the page-aligned end.
+func CheckRange(addr, length uint64) (end uint64, ok bool) {
+	if addr&PageMask != 0 || length > TaskSize {
+		return 0, false
+	}
+	end = addr + PageAlign(length)
+	if end < addr || end > TaskSize {
+		return 0, false
+	}
+	return end, true
 }
 
 // Unmap removes [start, end). Unmapped holes inside the range are fine.
@@ -342,6 +568,9 @@ func (m *MM) Unmap(start, end uint64) {
 // Protect changes the permission of [start, end); every page must be
 // mapped (else ErrNoMem, as Linux's ENOMEM).
 func (m *MM) Protect(start, end uint64, prot Prot) error {
+	if end < start || end > TaskSize {
+		return ErrNoMem
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for a := start; a < end; {
@@ -363,12 +592,10 @@ func (m *MM) Protect(start, end uint64, prot Prot) error {
 			m.mergeAround(i)
 		}
 	}
-	for a := start; a < end; a += PageSize {
-		if p := m.lookupPage(a >> PageShift); p != nil {
-			p.prot.Store(uint32(prot))
-			p.CodeVersion.Add(1)
-		}
-	}
+	m.walkPresent(start, end, func(_ uint64, p *Page) {
+		p.prot.Store(uint32(prot))
+		p.CodeVersion.Add(1)
+	})
 	m.gen.Add(1)
 	return nil
 }
@@ -392,21 +619,65 @@ func (m *MM) FindVMA(addr uint64) (VMA, bool) {
 
 // FindFree returns a free page-aligned range of length bytes, searching
 // top-down from MmapBase as Linux's default mmap layout does. hint, when
-// non-zero and free, is used as is.
+// non-zero and free, is used as is. The answer is only advice: another
+// thread may map the range before the caller does; use MapAnywhere to
+// find and map in one step.
 func (m *MM) FindFree(hint, length uint64) (uint64, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
+	return m.findFreeLocked(hint, length)
+}
+
+// MapAnywhere maps v at a free range of v.End-v.Start bytes (hint first,
+// as FindFree) and returns its start: find and map are one step under
+// the address-space lock, so concurrent mmaps never get the same range.
+// v.Start is ignored.
+func (m *MM) MapAnywhere(hint uint64, v VMA) (uint64, error) {
+	length := v.End - v.Start
+	if length == 0 || length&PageMask != 0 || length > TaskSize {
+		return 0, ErrNoMem
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	addr, err := m.findFreeLocked(hint, length)
+	if err != nil {
+		return 0, err
+	}
+	v.Start, v.End = addr, addr+length
+	m.insertVMA(v)
+	m.gen.Add(1)
+	return addr, nil
+}
+
+// ErrExist is MapNoReplace's answer when the range is not free (EEXIST).
+var ErrExist = errors.New("range already mapped")
+
+// MapNoReplace maps v only if nothing is mapped in [v.Start, v.End)
+// (MAP_FIXED_NOREPLACE), checking and mapping in one step.
+func (m *MM) MapNoReplace(v VMA) error {
+	if v.Start&PageMask != 0 || v.End&PageMask != 0 || v.End <= v.Start || v.End > TaskSize {
+		return fmt.Errorf("map [0x%x,0x%x): %w", v.Start, v.End, ErrNoMem)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.overlapping(v.Start, v.End)) != 0 {
+		return ErrExist
+	}
+	m.insertVMA(v)
+	m.gen.Add(1)
+	return nil
+}
+
+func (m *MM) findFreeLocked(hint, length uint64) (uint64, error) {
+	if length > TaskSize {
+		return 0, ErrNoMem
+	}
 	length = PageAlign(length)
 	free := func(a uint64) bool {
 		if a < 0x10000 || a+length > TaskSize || a+length < a {
 			return false
 		}
-		for _, v := range m.vmas {
-			if v.Start < a+length && a < v.End {
-				return false
-			}
-		}
-		return true
+		return len(m.overlapping(a, a+length)) == 0
 	}
 	if hint != 0 && hint&PageMask == 0 && free(hint) {
 		return hint, nil
@@ -439,9 +710,9 @@ func (m *MM) translate(addr uint64, acc Access) (*Page, *Fault) {
 	if addr >= TaskSize {
 		return nil, &Fault{Addr: addr, Access: acc}
 	}
-	p := m.faultIn(addr >> PageShift)
+	p, bus := m.faultIn(addr >> PageShift)
 	if p == nil {
-		return nil, &Fault{Addr: addr, Access: acc}
+		return nil, &Fault{Addr: addr, Access: acc, Mapped: bus, Bus: bus}
 	}
 	prot := p.Prot()
 	need := ProtRead
@@ -571,23 +842,105 @@ func (m *MM) ReadString(addr uint64, max int) (string, error) {
 	return "", errors.New("string too long")
 }
 
-// Discard drops the pages of [start, end) while keeping the mapping, so
-// the next touch sees zero-filled pages (MADV_DONTNEED on private
-// anonymous memory).
+// Discard is MADV_DONTNEED: the private pages of [start, end) are dropped
+// while the mapping stays, so the next touch sees zero-filled pages
+// (anonymous memory) or the file's bytes again (private file mappings).
+// Shared mappings keep their contents (the pages live on in the shared
+// object, as in Linux's page cache and shmem).
 func (m *MM) Discard(start, end uint64) {
 	m.mu.Lock()
-	for a := start; a < end; a += PageSize {
-		if p := m.lookupPage(a >> PageShift); p != nil {
-			p.CodeVersion.Add(1)
-			m.setPage(a>>PageShift, nil)
+	defer m.mu.Unlock()
+	for _, v := range m.overlapping(start, end) {
+		if v.Obj == nil {
+			m.dropPagesLocked(max(start, v.Start), min(end, v.End))
 		}
 	}
 	m.gen.Add(1)
-	m.mu.Unlock()
+}
+
+// Remove is MADV_REMOVE: the backing store of the shared mappings of
+// [start, end) is freed, so every mapping of it reads zeroes (a hole
+// punched in a shared file, as Linux's fallocate(PUNCH_HOLE) does). It
+// fails on any private part (EINVAL in Linux).
+func (m *MM) Remove(start, end uint64) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	vs := m.overlapping(start, end)
+	for _, v := range vs {
+		if v.Obj == nil {
+			return errors.New("MADV_REMOVE of a private mapping")
+		}
+	}
+	for _, v := range vs {
+		lo, hi := max(start, v.Start), min(end, v.End)
+		pgoff := (v.Offset + lo - v.Start) >> PageShift
+		v.Obj.zero(pgoff, (hi-lo)>>PageShift)
+		if v.Obj.File != nil {
+			var zero [PageSize]byte
+			for a := lo; a < hi; a += PageSize {
+				off := int64(v.Offset + a - v.Start)
+				if size, err := v.Obj.File.Size(); err != nil || off >= size {
+					break
+				}
+				if _, err := v.Obj.File.WriteAt(zero[:], off); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	m.gen.Add(1)
+	return nil
+}
+
+// Sync is msync: the shared file mappings of [start, end) write their
+// pages back to their files. Every page of the range must be mapped.
+func (m *MM) Sync(start, end uint64) error {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	for a := start; a < end; {
+		i := m.vmaLocked(a)
+		if i < 0 {
+			return ErrNoMem
+		}
+		a = m.vmas[i].End
+	}
+	for _, v := range m.overlapping(start, end) {
+		lo, hi := max(start, v.Start), min(end, v.End)
+		if err := v.Obj.Writeback((v.Offset+lo-v.Start)>>PageShift, (hi-lo)>>PageShift); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Release is exit_mmap: shared file mappings write back and every page
+// leaves the address space. The MM must not be used afterwards.
+func (m *MM) Release() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, v := range m.vmas {
+		v.Obj.Writeback(v.Offset>>PageShift, (v.End-v.Start)>>PageShift)
+	}
+	m.vmas = nil
+	m.top = [len(m.top)]*ptMid{}
+	m.gen.Add(1)
+}
+
+// overlapping returns the areas that intersect [start, end) (m.mu held).
+func (m *MM) overlapping(start, end uint64) []VMA {
+	i := sort.Search(len(m.vmas), func(i int) bool { return m.vmas[i].End > start })
+	var out []VMA
+	for ; i < len(m.vmas) && m.vmas[i].Start < end; i++ {
+		out = append(out, m.vmas[i])
+	}
+	return out
 }
 
 // Mapped reports whether every page of [start, end) is inside a VMA.
 func (m *MM) Mapped(start, end uint64) bool {
+	if end < start || end > TaskSize {
+		return false
+	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	for a := start; a < end; {
@@ -600,31 +953,70 @@ func (m *MM) Mapped(start, end uint64) bool {
 	return true
 }
 
-// Move moves the mapping [old, old+oldLen) to [new, new+newLen) (mremap):
-// pages move by reference, the area beyond oldLen is fresh zero memory,
-// and the old range is unmapped. The destination must be free.
+// Move moves the mapping [old, old+oldLen) to [new, new+newLen) (mremap
+// with MREMAP_FIXED): pages move by reference, the area beyond oldLen is
+// fresh memory of the same origin, the old range is unmapped and whatever
+// was at the destination is replaced. The ranges must not overlap.
 func (m *MM) Move(old, oldLen, new, newLen uint64) error {
+	if new&PageMask != 0 || new+newLen < new || new+newLen > TaskSize || (new < old+oldLen && old < new+newLen) {
+		return ErrNoMem
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	return m.moveLocked(old, oldLen, new, newLen)
+}
+
+// MoveAnywhere is mremap with MREMAP_MAYMOVE: it finds a free range of
+// newLen bytes and moves the mapping there, in one step under the
+// address-space lock (no other thread can take the range in between).
+func (m *MM) MoveAnywhere(old, oldLen, newLen uint64) (uint64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	dst, err := m.findFreeLocked(0, newLen)
+	if err != nil {
+		return 0, err
+	}
+	return dst, m.moveLocked(old, oldLen, dst, newLen)
+}
+
+func (m *MM) moveLocked(old, oldLen, new, newLen uint64) error {
 	i := m.vmaLocked(old)
-	if i < 0 || m.vmas[i].End < old+oldLen {
+	if i < 0 || old+oldLen < old || m.vmas[i].End < old+oldLen {
 		return ErrNoMem
 	}
 	v := m.vmas[i]
-	pages := make([]*Page, 0, oldLen/PageSize)
-	for a := old; a < old+oldLen; a += PageSize {
-		pages = append(pages, m.lookupPage(a>>PageShift))
+	type moved struct {
+		off uint64
+		p   *Page
 	}
-	m.unmapLocked(old, old+oldLen)
+	// Only present pages move: the cost is what the guest touched, not
+	// the size of the reservation.
+	var pages []moved
+	m.walkPresent(old, old+oldLen, func(vpn uint64, p *Page) {
+		if off := vpn<<PageShift - old; off < newLen {
+			pages = append(pages, moved{off, p})
+		}
+	})
+	// The old area's pages go with it: no writeback, the object stays.
+	m.splitAt(old)
+	m.splitAt(old + oldLen)
+	out := m.vmas[:0]
+	for _, w := range m.vmas {
+		if w.Start >= old && w.End <= old+oldLen {
+			continue
+		}
+		out = append(out, w)
+	}
+	clear(m.vmas[len(out):])
+	m.vmas = out
+	m.dropPagesLocked(old, old+oldLen)
 	m.unmapLocked(new, new+newLen)
 	nv := v
 	nv.Start, nv.End = new, new+newLen
 	nv.Offset = v.Offset + (old - v.Start)
 	m.insertVMA(nv)
-	for j, p := range pages {
-		if p != nil && uint64(j)*PageSize < newLen {
-			m.setPage(new>>PageShift+uint64(j), p)
-		}
+	for _, mp := range pages {
+		m.setPage((new+mp.off)>>PageShift, mp.p)
 	}
 	m.gen.Add(1)
 	return nil
@@ -636,7 +1028,7 @@ func (m *MM) Grow(start, end, extra uint64) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	i := m.vmaLocked(start)
-	if i < 0 || end+extra > TaskSize || m.vmas[i].End < end {
+	if i < 0 || end+extra < end || end+extra > TaskSize || m.vmas[i].End < end {
 		return false
 	}
 	for _, v := range m.vmas {
@@ -653,29 +1045,27 @@ func (m *MM) Grow(start, end, extra uint64) bool {
 }
 
 // Fork returns a copy of the address space for a child process (fork(2)).
-// uvm copies present pages eagerly instead of sharing them copy-on-write:
-// simple and exact (the two processes never see each other's later
-// writes); the cost is one page copy per touched page at fork time.
-// MAP_SHARED anonymous areas are shared (same pages) as Linux does.
+// uvm copies present private pages eagerly instead of sharing them
+// copy-on-write: simple and exact (the two processes never see each
+// other's later writes); the cost is one page copy per touched page at
+// fork time. MAP_SHARED areas keep their shared object, so parent and
+// child share every page of it, touched or not, as Linux does.
 func (m *MM) Fork() *MM {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	c := &MM{vmas: append([]VMA(nil), m.vmas...), BrkStart: m.BrkStart, Brk: m.Brk, MmapBase: m.MmapBase, ExePath: m.ExePath}
+	c.users.Store(1)
 	for _, v := range m.vmas {
-		for a := v.Start; a < v.End; a += PageSize {
-			p := m.lookupPage(a >> PageShift)
-			if p == nil {
-				continue
-			}
-			if v.Shared {
-				c.setPage(a>>PageShift, p)
-				continue
+		m.walkPresent(v.Start, v.End, func(vpn uint64, p *Page) {
+			if v.Obj != nil {
+				c.setPage(vpn, p)
+				return
 			}
 			np := new(Page)
 			np.Data = p.Data
 			np.prot.Store(p.prot.Load())
-			c.setPage(a>>PageShift, np)
-		}
+			c.setPage(vpn, np)
+		})
 	}
 	return c
 }

@@ -240,7 +240,7 @@ func (t *TLB) storeSlow(addr, v uint64, n int) bool {
 		copy(d0[off:], b[:n])
 		return true
 	}
-	d1 := t.writePage(addr + uint64(n))
+	d1 := t.writePage(addr&^PageMask + PageSize)
 	if d1 == nil {
 		return false
 	}
@@ -262,11 +262,20 @@ func (t *TLB) LoadBytes(addr uint64, b []byte) bool {
 	return true
 }
 
-// StoreBytes copies b into guest memory. Every page is checked first.
+// StoreBytes copies b into guest memory. Every page is checked first, so
+// a faulting store writes nothing. A range that runs past the top of the
+// address space (or wraps past 2^64) faults at the first page outside
+// user space.
 func (t *TLB) StoreBytes(addr uint64, b []byte) bool {
-	for a := addr &^ PageMask; a < addr+uint64(len(b)); a += PageSize {
+	if len(b) == 0 {
+		return true
+	}
+	first := addr &^ PageMask
+	pages := ((addr&PageMask)+uint64(len(b))-1)>>PageShift + 1
+	for k := uint64(0); k < pages; k++ {
+		a := first + k<<PageShift
 		if t.writePage(a) == nil {
-			if a < addr {
+			if k == 0 {
 				t.Fault.Addr = addr
 			}
 			return false
@@ -275,6 +284,11 @@ func (t *TLB) StoreBytes(addr uint64, b []byte) bool {
 	for i := 0; i < len(b); {
 		a := addr + uint64(i)
 		d := t.writePage(a)
+		if d == nil {
+			// Unmapped by another thread between the check and the copy
+			// (pages with predecoded code are translated on every store).
+			return false
+		}
 		i += copy(d[a&PageMask:], b[i:])
 	}
 	return true

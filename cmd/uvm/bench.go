@@ -174,9 +174,12 @@ func runOneBench(def benchDef, cfg benchConfig, out io.Writer) (benchResult, err
 	if err != nil {
 		return res, err
 	}
-	k := tasks.NewKernel(tasks.Options{Stdout: io.Discard, Stderr: os.Stderr, Deterministic: cfg.det, PinThreads: cfg.pin})
+	// The exact count is read as the guest exits, before its memory goes.
+	var final atomic.Uint64
 	var hits perCPUHits
 	count := func(mm *vm.MM) uint64 { return readGuestCounters(mm, counters, cfg.producers) }
+	k := tasks.NewKernel(tasks.Options{Stdout: io.Discard, Stderr: os.Stderr, Deterministic: cfg.det, PinThreads: cfg.pin,
+		ProcessExit: func(tg *tasks.ThreadGroup) { final.Store(count(tg.MM())) }})
 	if def.probe != "" {
 		detach, err := attachProbe(k, path, def, &hits, cfg.switches)
 		if err != nil {
@@ -197,7 +200,7 @@ func runOneBench(def benchDef, cfg benchConfig, out io.Writer) (benchResult, err
 		if st := tg.Wait(); st.ShellCode() != 0 {
 			return res, fmt.Errorf("bench guest exited with status %d", st.ShellCode())
 		}
-		res.Hits = count(tg.MM())
+		res.Hits = final.Load()
 		return res, nil
 	}
 	defer func() {
