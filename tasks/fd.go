@@ -62,6 +62,8 @@ type fdTable struct {
 	mu  sync.Mutex
 	fds map[int32]fdEntry
 	k   *Kernel
+	// limit is the descriptor limit (0: the default 1024); atomic.
+	limit atomic.Int32
 }
 
 type fdEntry struct {
@@ -101,14 +103,31 @@ func (t *fdTable) get(fd int32) (*openFile, bool) {
 	return e.f, ok
 }
 
-// maxFDs is RLIMIT_NOFILE's soft limit as uvm reports it.
-const maxFDs = 1024
+// maxFDs bounds descriptor numbers everywhere (the hard cap of
+// RLIMIT_NOFILE; the table's own limit is the soft limit).
+const maxFDs = fdHardCap
+
+// setLimit sets the descriptor limit (RLIMIT_NOFILE's soft limit).
+func (t *fdTable) setLimit(n uint64) {
+	t.limit.Store(int32(min(n, maxFDs)))
+}
+
+// max returns the first descriptor number the table may not use.
+func (t *fdTable) max() int32 {
+	if n := t.limit.Load(); n > 0 {
+		return n
+	}
+	return 1024
+}
 
 // alloc installs f at the lowest free descriptor ≥ min.
 func (t *fdTable) alloc(f *openFile, min int32, cloexec bool) (int32, Errno) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for fd := min; fd < maxFDs; fd++ {
+	if len(t.fds) >= int(t.max()) {
+		return -1, EMFILE
+	}
+	for fd := min; fd < t.max(); fd++ {
 		if _, used := t.fds[fd]; !used {
 			t.install(fd, f, cloexec)
 			return fd, 0
@@ -119,7 +138,7 @@ func (t *fdTable) alloc(f *openFile, min int32, cloexec bool) (int32, Errno) {
 
 // dupTo makes newfd refer to oldfd's file (dup2/dup3).
 func (t *fdTable) dupTo(oldfd, newfd int32, cloexec bool) Errno {
-	if newfd < 0 || newfd >= maxFDs {
+	if newfd < 0 || newfd >= t.max() {
 		return EBADF
 	}
 	t.mu.Lock()

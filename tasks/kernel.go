@@ -28,6 +28,8 @@ import (
 
 // Options configure a Kernel.
 type Options struct {
+	// Limits are the caps of the whole run (uvm's --mem-limit …).
+	Limits Limits
 	// Root is a directory prefix for absolute guest paths (qemu's -L):
 	// an absolute path that exists under Root is opened there.
 	Root string
@@ -100,6 +102,23 @@ type ExitStatus struct {
 	Core   bool
 }
 
+// Limits bound what the guest can take from the host. Zero means no cap.
+type Limits struct {
+	// MemBytes caps resident guest memory across the run: past it the
+	// guest's page faults take the kernel's out-of-memory path (the
+	// process with the largest resident set is killed with SIGKILL),
+	// and fork fails with ENOMEM.
+	MemBytes int64
+	// MaxProcs caps live processes (zombies included; RLIMIT_NPROC's
+	// hard limit), MaxThreads live threads across the run (clone fails
+	// with EAGAIN), MaxOpenFiles the hard RLIMIT_NOFILE.
+	MaxProcs, MaxThreads, MaxOpenFiles int
+	// CPUSeconds is RLIMIT_CPU (SIGXCPU, then SIGKILL a second later)
+	// on the guest's CPU time, counted as retired instructions at
+	// NsPerInsn each.
+	CPUSeconds int64
+}
+
 // ShellCode is the status a shell would report: the code, or 128+signal.
 func (s ExitStatus) ShellCode() int {
 	if s.Signal != 0 {
@@ -135,6 +154,10 @@ type Kernel struct {
 	procs  map[int32]*ThreadGroup
 	// flocks is the flock(2) lock table.
 	flocks flockTable
+	// acct is the memory limit every address space is charged to.
+	acct *vm.MemAccount
+	// threads counts live guest threads (Limits.MaxThreads).
+	threads atomic.Int64
 }
 
 // NewKernel returns a kernel with the given options.
@@ -165,6 +188,7 @@ func NewKernel(opts Options) *Kernel {
 		opts.Cwd, _ = os.Getwd()
 	}
 	k := &Kernel{opts: opts, log: opts.Log, nextPID: 1000, unimpl: map[string]int{}, start: time.Now()}
+	k.acct = &vm.MemAccount{Limit: (opts.Limits.MemBytes + vm.PageMask) / vm.PageSize}
 	if k.log == nil {
 		k.log = opts.Stderr
 	}
@@ -233,6 +257,7 @@ func (k *Kernel) Start(path string, argv []string) (*ThreadGroup, error) {
 	}
 	abs, _ := filepath.Abs(path)
 	mm := vm.NewMM()
+	mm.Acct = k.acct
 	mm.ExePath = abs
 	img, err := vm.LoadELF(mm, abs, data)
 	if err != nil {
@@ -276,7 +301,9 @@ func (k *Kernel) Start(path string, argv []string) (*ThreadGroup, error) {
 	tg.pid = k.allocPID()
 	tg.cmdline = cmdline(argv)
 	tg.environ = cmdline(k.opts.Env)
+	tg.rlim = k.defaultRlimits()
 	tg.fds = newFDTable(k)
+	tg.fds.setLimit(tg.rlim[rlimitNofile].cur)
 	tg.proc.pgid, tg.proc.sid = tg.pid, tg.pid
 	k.registerProc(tg)
 	tg.attachUprobes(img)

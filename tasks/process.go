@@ -62,11 +62,30 @@ func (tg *ThreadGroup) releaseVfork() {
 	}
 }
 
+// mayFork applies RLIMIT_NPROC (every process counts, zombies too, as
+// for one user in Linux) and the thread cap.
+func (k *Kernel) mayFork(tg *ThreadGroup) bool {
+	lim := tg.rlimit(rlimitNproc)
+	k.procMu.Lock()
+	n := uint64(len(k.procs))
+	k.procMu.Unlock()
+	return n < lim && k.mayClone()
+}
+
+// mayClone applies Limits.MaxThreads.
+func (k *Kernel) mayClone() bool {
+	m := k.opts.Limits.MaxThreads
+	return m <= 0 || k.threads.Load() < int64(m)
+}
+
 // forkProcess creates a child process (clone without CLONE_THREAD).
 func (t *Task) forkProcess(flags, stack, ptid, tls, ctid uint64) uint64 {
 	tg, k := t.tg, t.tg.k
 	if flags&cloneThread != 0 || flags&cloneSighand != 0 && flags&cloneVM == 0 {
 		return errRet(EINVAL)
+	}
+	if !k.mayFork(tg) {
+		return errRet(EAGAIN)
 	}
 	mm := tg.mm
 	var umm *uprobes.MM
@@ -75,14 +94,20 @@ func (t *Task) forkProcess(flags, stack, ptid, tls, ctid uint64) uint64 {
 		if tg.umm != nil {
 			var err error
 			umm, err = tg.umm.Fork(childPid, func() (uprobes.AddrSpace, error) {
-				mm = tg.mm.Fork()
+				var err error
+				if mm, err = tg.mm.Fork(); err != nil {
+					return nil, err
+				}
 				return &uAddrSpace{mm: mm, k: k}, nil
 			})
 			if err != nil {
 				return errRet(ENOMEM)
 			}
 		} else {
-			mm = tg.mm.Fork()
+			var err error
+			if mm, err = tg.mm.Fork(); err != nil {
+				return errRet(ENOMEM)
+			}
 		}
 	} else {
 		umm = tg.umm
@@ -98,7 +123,7 @@ func (t *Task) forkProcess(flags, stack, ptid, tls, ctid uint64) uint64 {
 	}
 	tg.mu.Lock()
 	child := &ThreadGroup{k: k, arch: tg.arch, mm: mm, img: tg.img, done: make(chan struct{}),
-		cwd: tg.cwd, umask: tg.umask, cmdline: tg.cmdline, environ: tg.environ}
+		cwd: tg.cwd, umask: tg.umask, cmdline: tg.cmdline, environ: tg.environ, rlim: tg.rlim}
 	tg.mu.Unlock()
 	child.pid = childPid
 	child.umm = umm
@@ -114,6 +139,7 @@ func (t *Task) forkProcess(flags, stack, ptid, tls, ctid uint64) uint64 {
 	} else {
 		child.fds = tg.fds.fork()
 	}
+	child.fds.setLimit(child.rlim[rlimitNofile].cur)
 	k.procMu.Lock()
 	child.proc.parent = tg
 	child.proc.exitSignal = signals.Signal(flags & 0xff)
@@ -576,6 +602,7 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 	}
 	abs, _ := filepath.Abs(h)
 	mm := vm.NewMM()
+	mm.Acct = t.tg.k.acct
 	mm.ExePath = abs
 	img, err := vm.LoadELF(mm, abs, data)
 	if err != nil {

@@ -395,6 +395,23 @@ func (t *Task) writeFile(f *openFile, b []byte, off int64) uint64 {
 	case kindReader, kindEventfd, kindEpoll, kindMem, kindProcFD:
 		return errRet(EBADF)
 	default:
+		if t.tg.rlimit(rlimitFsize) != rlimInfinity {
+			pos := off
+			if pos < 0 {
+				if f.flags&oAPPEND != 0 {
+					pos, _ = f.host.Seek(0, io.SeekEnd)
+				} else {
+					pos, _ = f.host.Seek(0, io.SeekCurrent)
+				}
+			}
+			if fi, serr := f.host.Stat(); serr == nil && fi.Mode().IsRegular() {
+				n, e := t.checkFsize(pos, uint64(len(b)))
+				if e != 0 {
+					return errRet(e)
+				}
+				b = b[:n]
+			}
+		}
 		if off >= 0 {
 			got, err = f.host.WriteAt(b, off)
 		} else {
@@ -1103,7 +1120,7 @@ func (t *Task) sysCloseRange(first, last uint32, flags uint64) uint64 {
 		return errRet(EINVAL)
 	}
 	const closeRangeCloexec = 4
-	for fd := first; fd <= last && fd < maxFDs; fd++ {
+	for fd := first; fd <= last && fd < uint32(t.tg.fds.max()); fd++ {
 		if flags&closeRangeCloexec != 0 {
 			t.tg.fds.setCloexec(int32(fd), true)
 		} else {

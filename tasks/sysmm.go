@@ -17,6 +17,7 @@ const (
 	mapPrivate        = 0x02
 	mapFixed          = 0x10
 	mapAnonymous      = 0x20
+	mapNoreserve      = 0x4000
 	mapFixedNoreplace = 0x100000
 )
 
@@ -49,6 +50,14 @@ func (t *Task) sysMmap(addr, length, prot, flags uint64, fd int32, off uint64) u
 	}
 	if v.Shared && v.Obj == nil {
 		v.Obj = vm.NewSharedObject(nil) // shmem: shared with fork children, touched or not
+	}
+	if !t.checkAS(length) {
+		return errRet(ENOMEM)
+	}
+	// Heuristic overcommit: one private writable mapping bigger than all
+	// the memory there is fails at once (MAP_NORESERVE opts out).
+	if lim := t.tg.k.acct.Limit; lim > 0 && !v.Shared && v.Prot&vm.ProtWrite != 0 && flags&mapNoreserve == 0 && int64(length/vm.PageSize) > lim {
+		return errRet(ENOMEM)
 	}
 	switch {
 	case flags&mapFixedNoreplace != 0:
@@ -292,6 +301,9 @@ func (t *Task) sysBrk(want uint64) uint64 {
 	oldEnd, newEnd := vm.PageAlign(cur), vm.PageAlign(want)
 	switch {
 	case newEnd > oldEnd:
+		if newEnd-vm.PageAlign(mm.BrkStart) > t.tg.rlim[rlimitData].cur || !t.checkASLocked(newEnd-oldEnd) {
+			return cur
+		}
 		// Checked and mapped in one step: a concurrent mmap cannot take
 		// the range in between.
 		if err := mm.MapNoReplace(vm.VMA{Start: oldEnd, End: newEnd, Prot: vm.ProtRead | vm.ProtWrite, Name: "[heap]"}); err != nil {

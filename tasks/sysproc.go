@@ -51,41 +51,6 @@ func (t *Task) sysUname(buf uint64) uint64 {
 	return errOr0(t.writeBytes(buf, b))
 }
 
-// Resource limits reported to the guest.
-const (
-	rlimitStack  = 3
-	rlimitNofile = 7
-	rlimInfinity = ^uint64(0)
-)
-
-func (t *Task) sysPrlimit(pid, res, newAddr, oldAddr uint64) uint64 {
-	if pid != 0 && pid != uint64(t.tg.pid) {
-		return errRet(ESRCH)
-	}
-	if res >= 16 {
-		return errRet(EINVAL)
-	}
-	cur, max := rlimInfinity, rlimInfinity
-	switch res {
-	case rlimitStack:
-		cur = vm.StackSize
-	case rlimitNofile:
-		cur, max = maxFDs, maxFDs
-	case 4: // RLIMIT_CORE
-		cur = 0
-	}
-	if oldAddr != 0 {
-		var b [16]byte
-		binary.LittleEndian.PutUint64(b[0:], cur)
-		binary.LittleEndian.PutUint64(b[8:], max)
-		if e := t.writeBytes(oldAddr, b[:]); e != 0 {
-			return errRet(e)
-		}
-	}
-	// New limits are accepted and not enforced.
-	return 0
-}
-
 func (t *Task) sysGetrusage(buf uint64) uint64 {
 	b := make([]byte, 144)
 	el := time.Duration(t.tg.k.uptimeNs())
@@ -397,6 +362,9 @@ func (t *Task) sysClone(flags, stack, ptid, tls, ctid uint64) uint64 {
 		return errRet(EINVAL)
 	}
 	tg := t.tg
+	if !tg.k.mayClone() {
+		return errRet(EAGAIN)
+	}
 	tid := tg.k.allocPID()
 	cpu := t.cpu.Clone(tg.mm)
 	cpu.SetReg(tg.arch.ret, 0)

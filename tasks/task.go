@@ -64,6 +64,10 @@ type ThreadGroup struct {
 
 	// cmdline is /proc/self/cmdline (argv, NUL-terminated), set at exec.
 	cmdline []byte
+	// rlim is the process's resource limits, xcpuSent the CPU second of
+	// the last SIGXCPU (both protected by mu).
+	rlim     rlimits
+	xcpuSent uint64
 	// environ is /proc/self/environ: the environment the guest was
 	// started or exec'ed with (never uvm's own), set at exec.
 	environ []byte
@@ -156,6 +160,7 @@ func (tg *ThreadGroup) newTask(cpu vm.CPU, tid int32) *Task {
 	t.accounted = cpu.Retired()
 	t.clock = tg.k.opts.Profiler.NewClock(cpu.Retired())
 	t.newUtask()
+	tg.k.threads.Add(1)
 	tg.mu.Lock()
 	if tg.tasks == nil {
 		tg.tasks = map[int32]*Task{}
@@ -226,6 +231,9 @@ func (t *Task) run() {
 		}
 		switch ex.Reason {
 		case vm.ExitBudget, vm.ExitStep:
+			if ex.Reason == vm.ExitBudget {
+				t.checkCPU()
+			}
 			if stepping && ex.Reason == vm.ExitStep {
 				t.utask.StepDone(t.uregs) // sets TIF_UPROBE
 			}
@@ -275,12 +283,64 @@ func (t *Task) run() {
 			if !t.syncSignal(ex, stepping) {
 				return
 			}
+		case vm.ExitFault:
+			if ex.Fault.OOM {
+				// Not the guest's fault: the kernel's out-of-memory
+				// path, then the instruction runs again.
+				t.outOfMemory()
+				continue
+			}
+			if !t.syncSignal(ex, stepping) {
+				return
+			}
 		default:
 			if !t.syncSignal(ex, stepping) {
 				return
 			}
 		}
 	}
+}
+
+// outOfMemory is the kernel's OOM killer, run when a page fault finds the
+// memory limit reached: the process with the largest resident set (the
+// lowest pid among equals, so the choice is deterministic) is killed with
+// SIGKILL, and the faulting thread waits until memory is free or the
+// victim is gone before it retries.
+func (t *Task) outOfMemory() {
+	k := t.tg.k
+	k.mu.Lock()
+	groups := append([]*ThreadGroup(nil), k.groups...)
+	k.mu.Unlock()
+	var victim *ThreadGroup
+	var most int64 = -1
+	for _, g := range groups {
+		select {
+		case <-g.done:
+			continue
+		default:
+		}
+		if r := g.mm.RSS(); r > most {
+			victim, most = g, r
+		}
+	}
+	if victim == nil {
+		victim = t.tg
+	}
+	k.logf("out of memory (limit %d MiB): killed process %d with %d KiB resident",
+		k.opts.Limits.MemBytes>>20, victim.pid, most*vm.PageSize>>10)
+	k.event("%d oom-kill victim=%d rss=%d", t.tid, victim.pid, most)
+	victim.exitGroup(ExitStatus{Signal: sigKILL})
+	if victim == t.tg {
+		return
+	}
+	t.wait(func() bool {
+		select {
+		case <-victim.done:
+			return true
+		default:
+			return !k.acct.Full()
+		}
+	}, func() <-chan struct{} { return victim.done }, -1)
 }
 
 // recoverBug is the task's panic boundary: a Go panic anywhere in the
@@ -444,6 +504,7 @@ func (t *Task) exited() {
 			tg.k.futexes.wake(tg.mm, t.clearChildTID, 1, ^uint32(0))
 		}
 	}
+	tg.k.threads.Add(-1)
 	tg.mu.Lock()
 	delete(tg.tasks, t.tid)
 	tg.retired[t.tid] = t.cpu.Retired()

@@ -80,11 +80,17 @@ type Fault struct {
 	// Bus is true when the page is inside a file mapping but wholly past
 	// the end of the file (Linux's SIGBUS, BUS_ADRERR).
 	Bus bool
+	// OOM is true when the page could not be allocated because the
+	// memory limit (MemAccount) is reached: the kernel's out-of-memory
+	// path, not a signal of its own.
+	OOM bool
 }
 
 func (f *Fault) Error() string {
 	why := "unmapped address"
 	switch {
+	case f.OOM:
+		why = "out of memory"
 	case f.Bus:
 		why = "past the end of the mapped file"
 	case f.Mapped:
@@ -251,6 +257,38 @@ const (
 type ptLeaf [ptSize]*Page
 type ptMid [ptSize]*ptLeaf
 
+// MemAccount is the memory limit shared by every address space of one
+// emulated system (uvm's --mem-limit): it counts resident pages, as the
+// sum of the processes' resident sets (a page mapped by two processes
+// counts twice, as in each one's RSS).
+type MemAccount struct {
+	// Limit is the most pages that may be resident; 0 means no limit.
+	Limit int64
+	used  atomic.Int64
+}
+
+// Used returns the resident pages counted now.
+func (a *MemAccount) Used() int64 {
+	if a == nil {
+		return 0
+	}
+	return a.used.Load()
+}
+
+// Full reports whether the limit is reached.
+func (a *MemAccount) Full() bool { return a.full(1) }
+
+// full reports whether n more pages would pass the limit.
+func (a *MemAccount) full(n int64) bool {
+	return a != nil && a.Limit > 0 && a.used.Load()+n > a.Limit
+}
+
+func (a *MemAccount) add(n int64) {
+	if a != nil {
+		a.used.Add(n)
+	}
+}
+
 // MM is a guest address space (Linux's mm_struct). All threads of a thread
 // group share one MM.
 //
@@ -270,6 +308,12 @@ type MM struct {
 	BrkStart, Brk uint64
 	// MmapBase is where top-down mmap placement starts (protected by mu).
 	MmapBase uint64
+
+	// Acct is the system's memory limit (nil: none). Set before use; a
+	// forked MM shares its parent's.
+	Acct *MemAccount
+	// rss is the number of present pages (protected by mu).
+	rss int64
 
 	// users counts the processes using the address space (mm_users:
 	// CLONE_VM children share it); the last DropUser releases it.
@@ -333,7 +377,18 @@ func (m *MM) lookupPage(vpn uint64) *Page {
 	return leaf[vpn&ptMask]
 }
 
+// setPage installs (or with nil removes) the page at vpn, keeping the
+// resident counts. m.mu is held for writing.
 func (m *MM) setPage(vpn uint64, p *Page) {
+	old := m.lookupPage(vpn)
+	switch {
+	case old == nil && p != nil:
+		m.rss++
+		m.Acct.add(1)
+	case old != nil && p == nil:
+		m.rss--
+		m.Acct.add(-1)
+	}
 	i := vpn >> (2 * ptBits)
 	mid := m.top[i]
 	if mid == nil {
@@ -414,6 +469,9 @@ func (m *MM) faultIn(vpn uint64) (p *Page, bus bool) {
 	}
 	i := m.vmaLocked(vpn << PageShift)
 	if i < 0 {
+		return nil, false
+	}
+	if m.Acct.full(1) {
 		return nil, false
 	}
 	v := &m.vmas[i]
@@ -712,7 +770,13 @@ func (m *MM) translate(addr uint64, acc Access) (*Page, *Fault) {
 	}
 	p, bus := m.faultIn(addr >> PageShift)
 	if p == nil {
-		return nil, &Fault{Addr: addr, Access: acc, Mapped: bus, Bus: bus}
+		f := &Fault{Addr: addr, Access: acc, Mapped: bus, Bus: bus}
+		if !bus && m.Acct.full(1) {
+			if _, ok := m.FindVMA(addr); ok {
+				f.Mapped, f.OOM = true, true
+			}
+		}
+		return nil, f
 	}
 	prot := p.Prot()
 	need := ProtRead
@@ -923,8 +987,31 @@ func (m *MM) Release() {
 	}
 	m.vmas = nil
 	m.top = [len(m.top)]*ptMid{}
+	m.Acct.add(-m.rss)
+	m.rss = 0
 	m.gen.Add(1)
 }
+
+// TotalVM returns the bytes mapped (the VmSize of /proc/PID/status).
+func (m *MM) TotalVM() uint64 {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	var n uint64
+	for _, v := range m.vmas {
+		n += v.End - v.Start
+	}
+	return n
+}
+
+// RSS returns the number of resident pages.
+func (m *MM) RSS() int64 {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.rss
+}
+
+// ErrMemLimit is Fork's answer when the copy would pass the memory limit.
+var ErrMemLimit = errors.New("memory limit reached")
 
 // overlapping returns the areas that intersect [start, end) (m.mu held).
 func (m *MM) overlapping(start, end uint64) []VMA {
@@ -1050,10 +1137,13 @@ func (m *MM) Grow(start, end, extra uint64) bool {
 // other's later writes); the cost is one page copy per touched page at
 // fork time. MAP_SHARED areas keep their shared object, so parent and
 // child share every page of it, touched or not, as Linux does.
-func (m *MM) Fork() *MM {
+func (m *MM) Fork() (*MM, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	c := &MM{vmas: append([]VMA(nil), m.vmas...), BrkStart: m.BrkStart, Brk: m.Brk, MmapBase: m.MmapBase, ExePath: m.ExePath}
+	if m.Acct.full(m.rss) {
+		return nil, ErrMemLimit
+	}
+	c := &MM{vmas: append([]VMA(nil), m.vmas...), BrkStart: m.BrkStart, Brk: m.Brk, MmapBase: m.MmapBase, ExePath: m.ExePath, Acct: m.Acct}
 	c.users.Store(1)
 	for _, v := range m.vmas {
 		m.walkPresent(v.Start, v.End, func(vpn uint64, p *Page) {
@@ -1067,7 +1157,7 @@ func (m *MM) Fork() *MM {
 			c.setPage(vpn, np)
 		})
 	}
-	return c
+	return c, nil
 }
 
 // SetFileIdentity records the backing file's identity (device, inode) on

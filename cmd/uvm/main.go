@@ -101,6 +101,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		icacheMode = fl.String("icache", "", "arm64 I-side with the cache model: strict (default: code needs DC CVAU, IC IVAU and ISB) or coherent; implies --cache-model")
 		redecode   = fl.Bool("redecode", false, "decode every instruction afresh before executing it (slow; differential test of the predecoded-instruction cache)")
 	)
+	limitFl := addLimitFlags(fl)
 	var uprobeSpecs, uretprobeSpecs, uprobeOpts listFlag
 	probeLog := fl.String("probe-log", "", "write one line per probe hit (tid, probe, pc, first six argument registers / return value) to FILE ('-' for stderr)")
 	fl.Var(&uprobeSpecs, "uprobe", "attach a uprobe: sym, sym+off, 0xADDR, PATH:sym or PATH:0xOFF (repeatable)")
@@ -137,6 +138,12 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	opts := tasks.Options{Root: *root, Env: env, Stdin: stdin, Stdout: stdout, Stderr: stderr, Log: stderr,
 		Deterministic: *det || *chaos, Chaos: *chaos, Seed: *seed, Quantum: *quantum, NsPerInsn: *nsPerInsn,
 		TraceHash: *traceHash}
+	lim, lerr := limitFl.limits()
+	if lerr != nil {
+		fmt.Fprintf(stderr, "uvm run: %v\n", lerr)
+		return 2
+	}
+	opts.Limits = lim
 	if *cacheModel || *cacheCfg != "" || *icacheMode != "" {
 		cfg, err := icache.ParseModelConfig(*cacheCfg)
 		if err == nil && *icacheMode != "" {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -257,11 +258,76 @@ static void mmaprace(void) {
 	printf("concurrent mmap: %s\n", bad ? "OVERLAP" : "ok");
 }
 
+// Resource limits as Linux enforces them.
+static void limits(void) {
+	struct rlimit r;
+	getrlimit(RLIMIT_NOFILE, &r);
+	struct rlimit low = {10, r.rlim_max};
+	setrlimit(RLIMIT_NOFILE, &low);
+	int opened = 0;
+	while (open("/proc/self/exe", O_RDONLY) >= 0)
+		opened++;
+	printf("RLIMIT_NOFILE 10: opened %d more, then %s\n", opened, strerrorname_np(errno));
+	result("dup2 past RLIMIT_NOFILE", dup2(0, 20));
+	for (int fd = 3; fd < 10; fd++)
+		close(fd);
+	setrlimit(RLIMIT_NOFILE, &r);
+	struct rlimit raise = {r.rlim_max, r.rlim_max};
+	result("setrlimit soft up to hard", setrlimit(RLIMIT_NOFILE, &raise));
+	struct rlimit bad = {20, 10};
+	result("setrlimit soft above hard", setrlimit(RLIMIT_NOFILE, &bad));
+
+	signal(SIGXFSZ, SIG_IGN);
+	int fd = tmpfile_with("fsize", "", 0);
+	struct rlimit fs = {100, RLIM_INFINITY};
+	setrlimit(RLIMIT_FSIZE, &fs);
+	char buf[200] = {0};
+	// (The results are printed after the limit is lifted: stdout may be
+	// a file longer than 100 bytes itself.)
+	long w1 = write(fd, buf, 200);
+	long w2 = write(fd, buf, 1);
+	int e2 = errno;
+	fs.rlim_cur = RLIM_INFINITY;
+	setrlimit(RLIMIT_FSIZE, &fs);
+	result("write 200 under RLIMIT_FSIZE 100", w1);
+	errno = e2;
+	result("write past RLIMIT_FSIZE", w2);
+	close(fd);
+
+	struct rlimit as = {(rlim_t)1 << 30, RLIM_INFINITY};
+	setrlimit(RLIMIT_AS, &as);
+	void *p = mmap(NULL, (size_t)2 << 30, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	printf("mmap 2 GiB under RLIMIT_AS 1 GiB: %s\n", p == MAP_FAILED ? strerrorname_np(errno) : "ok");
+	as.rlim_cur = RLIM_INFINITY;
+	setrlimit(RLIMIT_AS, &as);
+
+	struct rlimit data = {1 << 20, RLIM_INFINITY};
+	setrlimit(RLIMIT_DATA, &data);
+	p = sbrk(2 << 20);
+	printf("sbrk 2 MiB under RLIMIT_DATA 1 MiB: %s\n", p == (void *)-1 ? strerrorname_np(errno) : "ok");
+	data.rlim_cur = RLIM_INFINITY;
+	setrlimit(RLIMIT_DATA, &data);
+}
+
+// memhog touches memory forever (run it under a memory limit).
+static int memhog(void) {
+	for (size_t mib = 0;; mib++) {
+		char *p = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED) {
+			printf("mmap failed after %zu MiB\n", mib);
+			return 3;
+		}
+		memset(p, 1, 1 << 20);
+	}
+}
+
 int main(int argc, char **argv) {
 	if (argc < 2) {
-		fprintf(stderr, "usage: hostile DIR\n");
+		fprintf(stderr, "usage: hostile DIR | hostile --memhog\n");
 		return 2;
 	}
+	if (strcmp(argv[1], "--memhog") == 0)
+		return memhog();
 	dir = argv[1];
 	setvbuf(stdout, NULL, _IONBF, 0);
 	struct sigaction sa = {0};
@@ -276,5 +342,6 @@ int main(int argc, char **argv) {
 	sharedfork();
 	environ_file();
 	mmaprace();
+	limits();
 	return 0;
 }
