@@ -251,6 +251,17 @@ var ErrExec = errors.New("cannot execute")
 // Start loads the program at path (a host path) and starts its first
 // thread. argv[0] is what the guest sees as its name.
 func (k *Kernel) Start(path string, argv []string) (*ThreadGroup, error) {
+	t, err := k.load(path, argv)
+	if err != nil {
+		return nil, err
+	}
+	k.startTask(t)
+	return t.tg, nil
+}
+
+// load creates the first process of path with its first thread, ready to
+// run but not started.
+func (k *Kernel) load(path string, argv []string) (*Task, error) {
 	data, err := readProgramFile(path)
 	if err != nil {
 		return nil, err
@@ -313,8 +324,7 @@ func (k *Kernel) Start(path string, argv []string) (*ThreadGroup, error) {
 	k.groups = append(k.groups, tg)
 	k.mu.Unlock()
 	k.event("%d start %s pc=%#x sp=%#x", t.tid, img.Arch, img.Entry, sp)
-	k.startTask(t)
-	return tg, nil
+	return t, nil
 }
 
 // Run starts the program and waits for it to exit.
