@@ -38,6 +38,14 @@ func TestDifferential(t *testing.T) {
 					if oracle != nil && ent.name == "proc_exec" {
 						t.Skip("qemu-user cannot execve a foreign-arch binary without binfmt_misc")
 					}
+					if oracle != nil && ent.name == "hostile" {
+						// qemu-user maps guest memory 1:1 into its own
+						// host process: a 16 TiB reservation kills it,
+						// and it leaves the kernel's iovec checks to the
+						// host. The native run (amd64) is this guest's
+						// oracle; its arm64 output must equal it.
+						t.Skip("qemu-user is not an oracle for address-space attacks")
+					}
 					bin, _ := filepath.Abs(filepath.Join("../../testdata/bin", arch, ent.name))
 					exp := "../../testdata/expected/" + ent.name
 					stdin, _ := readOpt(exp + ".stdin")
