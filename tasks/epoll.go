@@ -2,6 +2,8 @@ package tasks
 
 import (
 	"encoding/binary"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 )
@@ -71,17 +73,25 @@ func (t *Task) sysEventfd2(initval, flags uint64) uint64 {
 	if flags&^(efdSemaphore|oNONBLOCK|oCLOEXEC) != 0 {
 		return errRet(EINVAL)
 	}
-	f := &openFile{kind: kindEventfd, path: "anon_inode:[eventfd]", flags: oRDWR | int(flags&oNONBLOCK),
-		event: newEventFD(uint64(uint32(initval)), flags&efdSemaphore != 0)}
+	f := &openFile{ops: &eventFile{ev: newEventFD(uint64(uint32(initval)), flags&efdSemaphore != 0)},
+		path: "anon_inode:[eventfd]", flags: oRDWR | int(flags&oNONBLOCK)}
 	fd, e := t.tg.fds.alloc(f, 0, flags&oCLOEXEC != 0)
 	return retFD(fd, e)
 }
 
-func (t *Task) eventfdRead(f *openFile, buf, n uint64) uint64 {
+// eventFile is an eventfd's open file.
+type eventFile struct {
+	fileBase
+	ev *eventFD
+}
+
+// read takes the counter (or 1 of it, EFD_SEMAPHORE), blocking while it is
+// zero; a signal ends the wait with ERESTARTSYS.
+func (e *eventFile) read(t *Task, f *openFile, n uint64, off int64) ([]byte, Errno) {
 	if n < 8 {
-		return errRet(EINVAL)
+		return nil, EINVAL
 	}
-	ev := f.event
+	ev := e.ev
 	for {
 		ev.mu.Lock()
 		if ev.count > 0 {
@@ -92,47 +102,62 @@ func (t *Task) eventfdRead(f *openFile, buf, n uint64) uint64 {
 			ev.count -= v
 			ev.notifyLocked()
 			ev.mu.Unlock()
-			return retOr(t.putU64(buf, v), 8)
+			return binary.LittleEndian.AppendUint64(nil, v), 0
 		}
 		ev.mu.Unlock()
 		if f.flags&oNONBLOCK != 0 {
-			return errRet(EAGAIN)
+			return nil, EAGAIN
 		}
 		t.wait(ev.readable, ev.wakeup, -1)
 		if t.killed.Load() {
-			return errRet(EINTR)
+			return nil, EINTR
+		}
+		if t.sigPending() && !ev.readable() {
+			return nil, Errno(erestartsys)
 		}
 	}
 }
 
-func (t *Task) eventfdWrite(f *openFile, buf, n uint64) uint64 {
-	if n < 8 {
-		return errRet(EINVAL)
+// write adds to the counter (EAGAIN rather than blocking at the maximum).
+func (e *eventFile) write(t *Task, f *openFile, b []byte, off int64) (uint64, Errno) {
+	if len(b) < 8 {
+		return 0, EINVAL
 	}
-	v, e := t.getU64(buf)
-	if e != 0 {
-		return errRet(e)
-	}
+	v := binary.LittleEndian.Uint64(b)
 	if v == ^uint64(0) {
-		return errRet(EINVAL)
+		return 0, EINVAL
 	}
-	ev := f.event
+	ev := e.ev
 	ev.mu.Lock()
 	defer ev.mu.Unlock()
 	if ev.count+v < ev.count || ev.count+v == ^uint64(0) {
-		return errRet(EAGAIN)
+		return 0, EAGAIN
 	}
 	ev.count += v
 	ev.notifyLocked()
-	return 8
+	return 8, 0
+}
+
+func (e *eventFile) poll(events uint16) uint16 {
+	var rev uint16
+	if e.ev.readable() {
+		rev |= pollIN
+	}
+	return (rev | pollOUT) & events
+}
+
+// epollFile is an epoll instance's open file.
+type epollFile struct {
+	fileBase
+	ep *epollInstance
 }
 
 func (t *Task) sysEpollCreate1(flags uint64) uint64 {
 	if flags&^oCLOEXEC != 0 {
 		return errRet(EINVAL)
 	}
-	f := &openFile{kind: kindEpoll, path: "anon_inode:[eventpoll]", flags: oRDWR,
-		epoll: &epollInstance{interest: map[int32]epollItem{}}}
+	f := &openFile{ops: &epollFile{ep: &epollInstance{interest: map[int32]epollItem{}}},
+		path: "anon_inode:[eventpoll]", flags: oRDWR}
 	fd, e := t.tg.fds.alloc(f, 0, flags&oCLOEXEC != 0)
 	return retFD(fd, e)
 }
@@ -142,7 +167,8 @@ func (t *Task) sysEpollCtl(epfd int32, op uint64, fd int32, evAddr uint64) uint6
 	if !ok {
 		return errRet(EBADF)
 	}
-	if ef.kind != kindEpoll {
+	epf, isEpoll := ef.ops.(*epollFile)
+	if !isEpoll {
 		return errRet(EINVAL)
 	}
 	tf, ok := t.tg.fds.get(fd)
@@ -152,7 +178,7 @@ func (t *Task) sysEpollCtl(epfd int32, op uint64, fd int32, evAddr uint64) uint6
 	if fd == epfd {
 		return errRet(EINVAL)
 	}
-	ep := ef.epoll
+	ep := epf.ep
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
 	switch op {
@@ -166,7 +192,8 @@ func (t *Task) sysEpollCtl(epfd int32, op uint64, fd int32, evAddr uint64) uint6
 	default:
 		return errRet(EINVAL)
 	}
-	if tf.kind != kindEventfd {
+	evf, isEvent := tf.ops.(*eventFile)
+	if !isEvent {
 		return errRet(EPERM)
 	}
 	b, e := t.readBuf(evAddr, 12)
@@ -180,7 +207,7 @@ func (t *Task) sysEpollCtl(epfd int32, op uint64, fd int32, evAddr uint64) uint6
 	if op == epollCtlMod && !exists {
 		return errRet(ENOENT)
 	}
-	ep.interest[fd] = epollItem{ev: tf.event, mask: binary.LittleEndian.Uint32(b), data: binary.LittleEndian.Uint64(b[4:])}
+	ep.interest[fd] = epollItem{ev: evf.ev, mask: binary.LittleEndian.Uint32(b), data: binary.LittleEndian.Uint64(b[4:])}
 	return 0
 }
 
@@ -190,20 +217,26 @@ func (t *Task) sysEpollWait(epfd int32, evAddr uint64, max int32, timeoutMs int6
 	if !ok {
 		return errRet(EBADF)
 	}
-	if ef.kind != kindEpoll || max <= 0 || max > 1<<16 {
+	epf, isEpoll := ef.ops.(*epollFile)
+	if !isEpoll || max <= 0 || max > 1<<16 {
 		return errRet(EINVAL)
 	}
 	var deadline time.Time
 	if timeoutMs >= 0 {
 		deadline = time.Now().Add(time.Duration(timeoutMs) * time.Millisecond)
 	}
+	var detDeadline int64
+	if t.tg.k.det != nil && timeoutMs > 0 {
+		detDeadline = t.tg.k.det.now() + timeoutMs*1e6
+	}
 	for {
-		ep := ef.epoll
+		ep := epf.ep
 		ep.mu.Lock()
 		var out []byte
 		var waits []<-chan struct{}
 		n := int32(0)
-		for _, it := range ep.interest {
+		for _, fd := range slices.Sorted(maps.Keys(ep.interest)) { // not map order: --det
+			it := ep.interest[fd]
 			var rev uint32
 			if it.mask&epollIN != 0 && it.ev.readable() {
 				rev |= epollIN
@@ -231,7 +264,10 @@ func (t *Task) sysEpollWait(epfd int32, evAddr uint64, max int32, timeoutMs int6
 		if timeoutMs > 0 {
 			rel = int64(time.Until(deadline))
 			if t.tg.k.det != nil {
-				rel = timeoutMs * 1e6
+				rel = detDeadline - t.tg.k.det.now()
+			}
+			if rel <= 0 {
+				return 0
 			}
 		}
 		anyReady := func() bool {
@@ -252,6 +288,10 @@ func (t *Task) sysEpollWait(epfd int32, evAddr uint64, max int32, timeoutMs int6
 		}
 		if t.wait(anyReady, wake, rel) {
 			return 0
+		}
+		if t.sigPending() && !anyReady() {
+			// epoll_wait is never restarted after a handler.
+			return errRet(EINTR)
 		}
 	}
 }

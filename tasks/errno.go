@@ -71,6 +71,8 @@ func errnoOf(err error) Errno {
 		return EACCES
 	case errors.Is(err, os.ErrClosed):
 		return EBADF
+	case errors.Is(err, syscall.EPIPE):
+		return EPIPE
 	}
 	return EIO
 }

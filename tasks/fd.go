@@ -8,46 +8,32 @@ import (
 	"sync/atomic"
 )
 
-// fileKind says what backs an open file description.
-type fileKind uint8
-
-const (
-	kindHost    fileKind = iota // a host file or directory (*os.File)
-	kindReader                  // a host io.Reader (guest stdin)
-	kindWriter                  // a host io.Writer (guest stdout/stderr)
-	kindEventfd                 // an eventfd (event)
-	kindEpoll                   // an epoll instance (epoll)
-	kindPipe                    // one end of an in-kernel pipe (pipe, pipeWrite)
-	kindMem                     // a read-only in-memory file (synthetic /proc files: mem, memPos)
-	kindProcFD                  // the /proc/PID/fd directory of the opening process
-)
-
 // openFile is an open file description (Linux's struct file), shared by
-// dup'ed descriptors and across fork.
+// dup'ed descriptors and across fork. What it does is its ops (one type
+// per kind of file, see fileops.go); what every kind has is here.
 type openFile struct {
-	kind  fileKind
-	host  *os.File
-	r     io.Reader
-	w     io.Writer
+	ops   fileOps
 	path  string // guest-visible path (for /proc/self/fd and messages)
 	flags int    // O_ACCMODE | O_APPEND | O_NONBLOCK …
-	event *eventFD
-	epoll *epollInstance
-	pipe  *pipe
-	// pipeWrite says which end of pipe this is.
-	pipeWrite bool
-	// mem and memPos are a kindMem file's contents and offset (memPos
-	// protected by mu).
-	mem    []byte
-	memPos int64
 	// flockKey is the file's flock(2) lock, if held (Kernel.flocks.mu).
 	flockKey *flockKey
-	// mu protects dirents and direntPos (getdents64 state).
+	// mu protects dirents and direntPos (getdents64 state of a
+	// directory: the listing taken at the first getdents and the index
+	// of the next entry).
 	mu        sync.Mutex
 	dirents   []dirent
 	direntPos int
 	// refs counts descriptors (in all fd tables) that refer to the file.
 	refs atomic.Int32
+}
+
+// hostOS returns the host file behind f, if it is one.
+func (f *openFile) hostOS() (*os.File, bool) {
+	h, ok := f.ops.(*hostFile)
+	if !ok {
+		return nil, false
+	}
+	return h.f, true
 }
 
 type dirent struct {
@@ -74,20 +60,20 @@ type fdEntry struct {
 func newFDTable(k *Kernel) *fdTable {
 	t := &fdTable{fds: map[int32]fdEntry{}, k: k}
 	if f, ok := k.opts.Stdin.(*os.File); ok {
-		t.install(0, &openFile{kind: kindHost, host: f, path: "/dev/stdin", flags: oRDONLY}, false)
+		t.install(0, &openFile{ops: &hostFile{f: f}, path: "/dev/stdin", flags: oRDONLY}, false)
 	} else {
-		t.install(0, &openFile{kind: kindReader, r: k.opts.Stdin, path: "/dev/stdin", flags: oRDONLY}, false)
+		t.install(0, &openFile{ops: &readerFile{r: k.opts.Stdin}, path: "/dev/stdin", flags: oRDONLY}, false)
 	}
-	t.install(1, writerFile(k.opts.Stdout, "/dev/stdout"), false)
-	t.install(2, writerFile(k.opts.Stderr, "/dev/stderr"), false)
+	t.install(1, stdioWriter(k.opts.Stdout, "/dev/stdout"), false)
+	t.install(2, stdioWriter(k.opts.Stderr, "/dev/stderr"), false)
 	return t
 }
 
-func writerFile(w io.Writer, name string) *openFile {
+func stdioWriter(w io.Writer, name string) *openFile {
 	if f, ok := w.(*os.File); ok {
-		return &openFile{kind: kindHost, host: f, path: name, flags: oWRONLY}
+		return &openFile{ops: &hostFile{f: f}, path: name, flags: oWRONLY}
 	}
-	return &openFile{kind: kindWriter, w: w, path: name, flags: oWRONLY}
+	return &openFile{ops: &writerFile{w: w}, path: name, flags: oWRONLY}
 }
 
 func (t *fdTable) install(fd int32, f *openFile, cloexec bool) {
@@ -179,12 +165,7 @@ func (t *fdTable) release(f *openFile) {
 		return
 	}
 	t.k.flocks.unlock(f)
-	switch {
-	case f.kind == kindPipe:
-		f.pipe.closeEnd(f.pipeWrite)
-	case f.kind == kindHost && f.host != nil && f.host.Fd() > 2:
-		f.host.Close()
-	}
+	f.ops.release()
 }
 
 // fork copies the table for a child process (the files are shared).

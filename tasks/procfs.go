@@ -3,6 +3,7 @@ package tasks
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"uvm/vm"
 )
@@ -33,15 +34,170 @@ func (t *Task) procFile(g string) (data []byte, ok bool) {
 		return t.tg.cmdline, true
 	case "environ":
 		return t.tg.environ, true
+	case "status":
+		return t.procStatus(), true
+	case "limits":
+		return t.procLimits(), true
 	case "comm":
-		name := t.tg.mm.ExePath
-		if i := strings.LastIndexByte(name, '/'); i >= 0 {
-			name = name[i+1:]
+		return t.procComm(), true
+	}
+	return nil, false
+}
+
+// procComm is /proc/PID/comm: the executable's name, at most 15 bytes.
+func (t *Task) procComm() []byte {
+	name := t.tg.mm.ExePath
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	if len(name) > 15 {
+		name = name[:15]
+	}
+	return []byte(name + "\n")
+}
+
+// procStatus is /proc/PID/status (the fields programs parse: identity,
+// memory sizes, thread count, signal masks).
+func (t *Task) procStatus() []byte {
+	tg := t.tg
+	name := strings.TrimSuffix(string(t.procComm()), "\n")
+	tg.mu.Lock()
+	threads, umask := len(tg.tasks), tg.umask
+	tg.mu.Unlock()
+	k := tg.k
+	var b strings.Builder
+	fmt.Fprintf(&b, "Name:\t%s\nUmask:\t%04o\nState:\tR (running)\nTgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t%d\nTracerPid:\t0\n",
+		name, umask, tg.pid, t.tid, tg.ppid())
+	fmt.Fprintf(&b, "Uid:\t%d\t%d\t%d\t%d\nGid:\t%d\t%d\t%d\t%d\nFDSize:\t%d\n",
+		k.uid(), k.uid(), k.uid(), k.uid(), k.gid(), k.gid(), k.gid(), k.gid(), tg.fds.max())
+	rss := tg.mm.RSS() * vm.PageSize >> 10
+	fmt.Fprintf(&b, "VmSize:\t%8d kB\nVmRSS:\t%8d kB\nThreads:\t%d\n", tg.mm.TotalVM()>>10, rss, threads)
+	tg.sighand.Siglock.Lock()
+	blk := t.blocked
+	tg.sighand.Siglock.Unlock()
+	fmt.Fprintf(&b, "SigBlk:\t%016x\n", uint64(blk))
+	return []byte(b.String())
+}
+
+// procLimits is /proc/PID/limits.
+func (t *Task) procLimits() []byte {
+	names := [rlimNlimits]struct{ name, unit string }{
+		{"Max cpu time", "seconds"}, {"Max file size", "bytes"}, {"Max data size", "bytes"},
+		{"Max stack size", "bytes"}, {"Max core file size", "bytes"}, {"Max resident set", "bytes"},
+		{"Max processes", "processes"}, {"Max open files", "files"}, {"Max locked memory", "bytes"},
+		{"Max address space", "bytes"}, {"Max file locks", "locks"}, {"Max pending signals", "signals"},
+		{"Max msgqueue size", "bytes"}, {"Max nice priority", ""}, {"Max realtime priority", ""},
+		{"Max realtime timeout", "us"},
+	}
+	t.tg.mu.Lock()
+	lim := t.tg.rlim
+	t.tg.mu.Unlock()
+	val := func(v uint64) string {
+		if v == rlimInfinity {
+			return "unlimited"
 		}
-		if len(name) > 15 {
-			name = name[:15]
+		return fmt.Sprint(v)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-25s %-20s %-20s %-10s\n", "Limit", "Soft Limit", "Hard Limit", "Units")
+	for i, n := range names {
+		fmt.Fprintf(&b, "%-25s %-20s %-20s %-10s\n", n.name, val(lim[i].cur), val(lim[i].max), n.unit)
+	}
+	return []byte(b.String())
+}
+
+// procMemFile is /proc/PID/mem: the process's memory at the file offset,
+// read and written as ptrace does (FOLL_FORCE: page protections do not
+// apply, a write to code is seen by instruction fetch). Unmapped
+// addresses are EIO. The address space is the one at open time.
+type procMemFile struct {
+	fileBase
+	mm *vm.MM
+	// mu protects pos.
+	mu  sync.Mutex
+	pos uint64
+}
+
+// at returns the address an access starts at and moves the position.
+func (m *procMemFile) at(off int64, n uint64) uint64 {
+	if off >= 0 {
+		return uint64(off)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	a := m.pos
+	m.pos += n
+	return a
+}
+
+func (m *procMemFile) read(t *Task, f *openFile, n uint64, off int64) ([]byte, Errno) {
+	addr := m.at(off, 0)
+	var out []byte
+	for uint64(len(out)) < n {
+		k := min(n-uint64(len(out)), vm.PageSize-addr&vm.PageMask)
+		b := make([]byte, k)
+		if m.mm.Peek(b, addr) != nil {
+			break
 		}
-		return []byte(name + "\n"), true
+		out = append(out, b...)
+		addr += k
+	}
+	if len(out) == 0 && n > 0 {
+		return nil, EIO
+	}
+	if off < 0 {
+		m.at(-1, uint64(len(out)))
+	}
+	return out, 0
+}
+
+func (m *procMemFile) write(t *Task, f *openFile, b []byte, off int64) (uint64, Errno) {
+	addr := m.at(off, 0)
+	var done uint64
+	for done < uint64(len(b)) {
+		k := min(uint64(len(b))-done, vm.PageSize-addr&vm.PageMask)
+		if m.mm.Poke(b[done:done+k], addr) != nil {
+			break
+		}
+		done += k
+		addr += k
+	}
+	if done == 0 && len(b) > 0 {
+		return 0, EIO
+	}
+	if off < 0 {
+		m.at(-1, done)
+	}
+	return done, 0
+}
+
+func (m *procMemFile) seek(t *Task, f *openFile, off int64, whence int) (int64, Errno) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch whence {
+	case 0:
+		m.pos = uint64(off)
+	case 1:
+		m.pos += uint64(off)
+	default:
+		return 0, EINVAL
+	}
+	return int64(m.pos), 0
+}
+
+func (*procMemFile) stat(t *Task, _ *openFile) (hostStat, Errno) {
+	st := t.anonStat(sIFREG | 0o600)
+	st.blksize = 1024
+	return st, 0
+}
+
+// procOpen opens the synthetic /proc files that are not plain contents
+// (ok=false: g is not one).
+func (t *Task) procOpen(g string, flags int) (*openFile, bool) {
+	self := "/proc/" + itoa(int(t.tg.pid))
+	switch g {
+	case "/proc/self/mem", "/proc/thread-self/mem", self + "/mem":
+		return &openFile{ops: &procMemFile{mm: t.tg.mm}, path: g, flags: flags &^ oCLOEXEC}, true
 	}
 	return nil, false
 }
@@ -56,6 +212,10 @@ func (t *Task) procStat(g string) (hostStat, bool) {
 	}
 	if _, ok := t.procFile(g); ok {
 		return hostStat{mode: sIFREG | 0o444, nlink: 1, blksize: 1024, uid: k.uid(), gid: k.gid()}, true
+	}
+	if f, ok := t.procOpen(g, oRDONLY); ok {
+		st, _ := f.ops.stat(t, f)
+		return st, true
 	}
 	return hostStat{}, false
 }

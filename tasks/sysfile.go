@@ -9,7 +9,6 @@ import (
 	"path"
 	"sort"
 	"strings"
-	"syscall"
 
 	"uvm/vm"
 )
@@ -35,7 +34,7 @@ func (t *Task) guestPath(dirfd int32, p string) (string, Errno) {
 		if !ok {
 			return "", EBADF
 		}
-		if f.kind != kindHost {
+		if _, ok := f.hostOS(); !ok {
 			return "", ENOTDIR
 		}
 		base = f.path
@@ -159,7 +158,11 @@ func (t *Task) sysOpenat(dirfd int32, pathAddr, flags, mode uint64) uint64 {
 		}
 	}
 	if g == "/proc/self/fd" || g == "/proc/"+itoa(int(t.tg.pid))+"/fd" {
-		of := &openFile{kind: kindProcFD, path: g, flags: oRDONLY | oDIRECTORY}
+		of := &openFile{ops: procFDDir{}, path: g, flags: oRDONLY | oDIRECTORY}
+		fd, e := t.tg.fds.alloc(of, 0, fl&oCLOEXEC != 0)
+		return retFD(fd, e)
+	}
+	if of, ok := t.procOpen(g, fl); ok {
 		fd, e := t.tg.fds.alloc(of, 0, fl&oCLOEXEC != 0)
 		return retFD(fd, e)
 	}
@@ -167,7 +170,7 @@ func (t *Task) sysOpenat(dirfd int32, pathAddr, flags, mode uint64) uint64 {
 		if fl&oACCMODE != oRDONLY {
 			return errRet(EACCES)
 		}
-		of := &openFile{kind: kindMem, mem: data, path: g, flags: fl &^ oCLOEXEC}
+		of := &openFile{ops: &memFile{data: data}, path: g, flags: fl &^ oCLOEXEC}
 		fd, e := t.tg.fds.alloc(of, 0, fl&oCLOEXEC != 0)
 		return retFD(fd, e)
 	}
@@ -184,7 +187,7 @@ func (t *Task) sysOpenat(dirfd int32, pathAddr, flags, mode uint64) uint64 {
 			return errRet(ENOTDIR)
 		}
 	}
-	of := &openFile{kind: kindHost, host: hf, path: g, flags: fl &^ oCLOEXEC}
+	of := &openFile{ops: &hostFile{f: hf}, path: g, flags: fl &^ oCLOEXEC}
 	fd, e := t.tg.fds.alloc(of, 0, fl&oCLOEXEC != 0)
 	if e != 0 {
 		hf.Close()
@@ -196,9 +199,6 @@ func (t *Task) sysRead(fd int32, buf, n uint64, off int64) uint64 {
 	f, ok := t.tg.fds.get(fd)
 	if !ok || f.flags&oACCMODE == oWRONLY {
 		return errRet(EBADF)
-	}
-	if f.kind == kindEventfd {
-		return t.eventfdRead(f, buf, n)
 	}
 	data, e := t.readFile(f, n, off)
 	if e != 0 {
@@ -212,67 +212,14 @@ func (t *Task) sysRead(fd int32, buf, n uint64, off int64) uint64 {
 
 // readFile reads up to n bytes from f (at off when off >= 0).
 func (t *Task) readFile(f *openFile, n uint64, off int64) ([]byte, Errno) {
-	if n > 1<<24 {
-		n = 1 << 24
-	}
-	var got int
-	var err error
-	var b []byte
-	switch f.kind {
-	case kindMem:
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		pos := f.memPos
-		if off >= 0 {
-			pos = off
-		}
-		if pos >= int64(len(f.mem)) {
-			return nil, 0
-		}
-		out := append([]byte(nil), f.mem[pos:min(int64(len(f.mem)), pos+int64(n))]...)
-		if off < 0 {
-			f.memPos += int64(len(out))
-		}
-		return out, 0
-	case kindPipe:
-		if off >= 0 {
-			return nil, ESPIPE
-		}
-		return f.pipe.read(t, n, f.flags&oNONBLOCK != 0)
-	case kindEpoll, kindEventfd:
-		return nil, EINVAL
-	case kindProcFD:
-		return nil, EISDIR
-	case kindReader:
-		if off >= 0 {
-			return nil, ESPIPE
-		}
-		b = make([]byte, n)
-		got, err = f.r.Read(b)
-	case kindWriter:
-		return nil, EBADF
-	default:
-		if fi, serr := f.host.Stat(); serr == nil && fi.IsDir() {
-			return nil, EISDIR
-		}
-		b = make([]byte, n)
-		if off >= 0 {
-			got, err = f.host.ReadAt(b, off)
-		} else {
-			got, err = f.host.Read(b)
-		}
-	}
-	if err != nil && err != io.EOF && got == 0 {
-		return nil, errnoOf(err)
-	}
-	return b[:got], 0
+	return f.ops.read(t, f, min(n, readMax), off)
 }
 
 // sysSendfile copies between descriptors inside the kernel.
 func (t *Task) sysSendfile(outfd, infd int32, offAddr, count uint64) uint64 {
 	in, ok := t.tg.fds.get(infd)
 	out, ok2 := t.tg.fds.get(outfd)
-	if !ok || !ok2 || in.flags&oACCMODE == oWRONLY || out.flags&oACCMODE == oRDONLY && out.kind != kindWriter {
+	if !ok || !ok2 || in.flags&oACCMODE == oWRONLY || out.flags&oACCMODE == oRDONLY {
 		return errRet(EBADF)
 	}
 	off := int64(-1)
@@ -298,9 +245,9 @@ func (t *Task) sysSendfile(outfd, infd int32, offAddr, count uint64) uint64 {
 		if e := t.putU64(offAddr, uint64(off)+r); e != 0 {
 			return errRet(e)
 		}
-	} else if r < uint64(len(data)) && in.kind == kindHost {
+	} else if h, isHost := in.hostOS(); isHost && r < uint64(len(data)) {
 		// Give back what was read but not written.
-		in.host.Seek(int64(r)-int64(len(data)), io.SeekCurrent)
+		h.Seek(int64(r)-int64(len(data)), io.SeekCurrent)
 	}
 	return r
 }
@@ -316,14 +263,8 @@ const rwChunk = 1 << 20
 
 func (t *Task) sysWrite(fd int32, buf, n uint64, off int64) uint64 {
 	f, ok := t.tg.fds.get(fd)
-	if !ok || f.flags&oACCMODE == oRDONLY && f.kind != kindWriter {
+	if !ok || f.flags&oACCMODE == oRDONLY {
 		return errRet(EBADF)
-	}
-	switch f.kind {
-	case kindEventfd:
-		return t.eventfdWrite(f, buf, n)
-	case kindEpoll:
-		return errRet(EINVAL)
 	}
 	if int64(n) < 0 {
 		return errRet(EINVAL)
@@ -375,56 +316,11 @@ func (t *Task) writeGuest(f *openFile, buf, n uint64, off int64) (done, last uin
 }
 
 func (t *Task) writeFile(f *openFile, b []byte, off int64) uint64 {
-	var got int
-	var err error
-	switch f.kind {
-	case kindPipe:
-		if off >= 0 {
-			return errRet(ESPIPE)
-		}
-		n, e := f.pipe.write(t, b, f.flags&oNONBLOCK != 0)
-		if e != 0 {
-			return errRet(e)
-		}
-		return uint64(n)
-	case kindWriter:
-		if off >= 0 {
-			return errRet(ESPIPE)
-		}
-		got, err = f.w.Write(b)
-	case kindReader, kindEventfd, kindEpoll, kindMem, kindProcFD:
-		return errRet(EBADF)
-	default:
-		if t.tg.rlimit(rlimitFsize) != rlimInfinity {
-			pos := off
-			if pos < 0 {
-				if f.flags&oAPPEND != 0 {
-					pos, _ = f.host.Seek(0, io.SeekEnd)
-				} else {
-					pos, _ = f.host.Seek(0, io.SeekCurrent)
-				}
-			}
-			if fi, serr := f.host.Stat(); serr == nil && fi.Mode().IsRegular() {
-				n, e := t.checkFsize(pos, uint64(len(b)))
-				if e != 0 {
-					return errRet(e)
-				}
-				b = b[:n]
-			}
-		}
-		if off >= 0 {
-			got, err = f.host.WriteAt(b, off)
-		} else {
-			got, err = f.host.Write(b)
-		}
+	n, e := f.ops.write(t, f, b, off)
+	if e != 0 {
+		return errRet(e)
 	}
-	if err != nil && got == 0 {
-		if errors.Is(err, syscall.EPIPE) {
-			return errRet(EPIPE)
-		}
-		return errRet(errnoOf(err))
-	}
-	return uint64(got)
+	return n
 }
 
 // readPrefix reads the readable prefix of [addr, addr+n), page by page
@@ -473,7 +369,7 @@ func (t *Task) sysReadv(fd int32, iov, cnt uint64, write bool) uint64 {
 		total += segs[i].len
 	}
 	f, ok := t.tg.fds.get(fd)
-	if !ok || write && f.flags&oACCMODE == oRDONLY && f.kind != kindWriter || !write && f.flags&oACCMODE == oWRONLY {
+	if !ok || write && f.flags&oACCMODE == oRDONLY || !write && f.flags&oACCMODE == oWRONLY {
 		return errRet(EBADF)
 	}
 	if write && total <= rwChunk {
@@ -521,90 +417,14 @@ func (t *Task) sysLseek(fd int32, off int64, whence int) uint64 {
 	if !ok {
 		return errRet(EBADF)
 	}
-	if f.kind == kindMem {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		var base int64
-		switch whence {
-		case 1:
-			base = f.memPos
-		case 2:
-			base = int64(len(f.mem))
-		case 0:
-		default:
-			return errRet(EINVAL)
-		}
-		if base+off < 0 {
-			return errRet(EINVAL)
-		}
-		f.memPos = base + off
-		return uint64(f.memPos)
-	}
-	if f.kind == kindProcFD {
-		if whence != 0 || off < 0 {
-			return errRet(EINVAL)
-		}
-		f.mu.Lock()
-		f.direntPos = int(off)
-		if off == 0 {
-			f.dirents = nil
-		}
-		f.mu.Unlock()
-		return uint64(off)
-	}
-	if f.kind != kindHost || whence > 2 {
-		if f.kind != kindHost {
-			return errRet(ESPIPE)
-		}
-		return errRet(EINVAL)
-	}
-	if fi, err := f.host.Stat(); err == nil {
-		if fi.Mode()&fs.ModeNamedPipe != 0 {
-			return errRet(ESPIPE)
-		}
-		if fi.IsDir() {
-			if whence != 0 || off < 0 {
-				return errRet(EINVAL)
-			}
-			f.mu.Lock()
-			f.direntPos = int(off)
-			if off == 0 {
-				f.dirents = nil
-			}
-			f.mu.Unlock()
-			return uint64(off)
-		}
-	}
-	pos, err := f.host.Seek(off, whence)
-	if err != nil {
-		return errRet(errnoOf(err))
+	pos, e := f.ops.seek(t, f, off, whence)
+	if e != 0 {
+		return errRet(e)
 	}
 	return uint64(pos)
 }
 
-func (t *Task) statFile(f *openFile) (hostStat, Errno) {
-	switch f.kind {
-	case kindHost:
-		fi, err := f.host.Stat()
-		if err != nil {
-			return hostStat{}, errnoOf(err)
-		}
-		st := statFromInfo(fi)
-		t.tg.k.virtualize(&st, f.path)
-		return st, 0
-	case kindProcFD:
-		return hostStat{mode: sIFDIR | 0o500, nlink: 2, blksize: 1024, uid: t.tg.k.uid(), gid: t.tg.k.gid()}, 0
-	case kindMem:
-		return hostStat{mode: sIFREG | 0o444, nlink: 1, blksize: 1024, uid: t.tg.k.uid(), gid: t.tg.k.gid()}, 0
-	case kindPipe:
-		return hostStat{mode: sIFIFO | 0o600, nlink: 1, blksize: 4096, uid: t.tg.k.uid(), gid: t.tg.k.gid()}, 0
-	case kindEventfd, kindEpoll:
-		return hostStat{mode: 0o600, nlink: 1, blksize: 4096, uid: t.tg.k.uid(), gid: t.tg.k.gid()}, 0
-	default:
-		// A host io.Reader/io.Writer (not a file) looks like a pipe.
-		return hostStat{mode: sIFIFO | 0o600, nlink: 1, blksize: 4096, uid: t.tg.k.uid(), gid: t.tg.k.gid()}, 0
-	}
-}
+func (t *Task) statFile(f *openFile) (hostStat, Errno) { return f.ops.stat(t, f) }
 
 func (t *Task) sysFstat(fd int32, buf uint64) uint64 {
 	f, ok := t.tg.fds.get(fd)
@@ -723,48 +543,13 @@ func (t *Task) sysGetdents64(fd int32, buf, n uint64) uint64 {
 	if !ok {
 		return errRet(EBADF)
 	}
-	if f.kind == kindProcFD {
-		f.mu.Lock()
-		if f.dirents == nil {
-			f.dirents = t.procFDDirents()
-		}
-		f.mu.Unlock()
-	} else if f.kind != kindHost {
-		return errRet(ENOTDIR)
-	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.dirents == nil {
-		fi, err := f.host.Stat()
-		if err != nil || !fi.IsDir() {
-			return errRet(ENOTDIR)
+		list, e := f.ops.readdir(t, f)
+		if e != 0 {
+			return errRet(e)
 		}
-		h := t.hostPath(f.path)
-		ents, err := os.ReadDir(h)
-		if err != nil {
-			return errRet(errnoOf(err))
-		}
-		self := statFromInfo(fi)
-		list := []dirent{{".", self.ino, dtDir}}
-		parent := self.ino
-		if pfi, err := os.Stat(path.Dir(h)); err == nil {
-			parent = statFromInfo(pfi).ino
-		}
-		if t.tg.k.det != nil {
-			list[0].ino, parent = pathInode(f.path), pathInode(path.Dir(f.path))
-		}
-		list = append(list, dirent{"..", parent, dtDir})
-		for _, e := range ents {
-			var ino uint64
-			if info, err := e.Info(); err == nil {
-				ino = statFromInfo(info).ino
-			}
-			if t.tg.k.det != nil {
-				ino = pathInode(path.Join(f.path, e.Name()))
-			}
-			list = append(list, dirent{e.Name(), ino, direntType(e.Type())})
-		}
-		sort.SliceStable(list[2:], func(i, j int) bool { return list[2+i].name < list[2+j].name })
 		f.dirents = list
 	}
 	var out []byte
@@ -969,8 +754,8 @@ func (t *Task) sysPipe2(fdsAddr, flags uint64) uint64 {
 	p := newPipe()
 	cloexec := flags&oCLOEXEC != 0
 	nb := int(flags & oNONBLOCK)
-	rf := &openFile{kind: kindPipe, pipe: p, path: "pipe:[r]", flags: oRDONLY | nb}
-	wf := &openFile{kind: kindPipe, pipe: p, pipeWrite: true, path: "pipe:[w]", flags: oWRONLY | nb}
+	rf := &openFile{ops: &pipeEnd{p: p}, path: "pipe:[r]", flags: oRDONLY | nb}
+	wf := &openFile{ops: &pipeEnd{p: p, isWrite: true}, path: "pipe:[w]", flags: oWRONLY | nb}
 	rfd, e := t.tg.fds.alloc(rf, 0, cloexec)
 	if e != 0 {
 		return errRet(e)
@@ -1090,21 +875,29 @@ func (t *Task) sysFchdir(fd int32) uint64 {
 
 func (t *Task) sysFtruncate(fd int32, size int64) uint64 {
 	f, ok := t.tg.fds.get(fd)
-	if !ok || f.kind != kindHost {
+	if !ok {
 		return errRet(EBADF)
+	}
+	h, isHost := f.hostOS()
+	if !isHost || f.flags&oACCMODE == oRDONLY {
+		return errRet(EINVAL)
 	}
 	if size < 0 {
 		return errRet(EINVAL)
 	}
-	return errOr0(errnoOf(f.host.Truncate(size)))
+	return errOr0(errnoOf(h.Truncate(size)))
 }
 
 func (t *Task) sysFchmod(fd int32, mode uint64) uint64 {
 	f, ok := t.tg.fds.get(fd)
-	if !ok || f.kind != kindHost {
+	if !ok {
 		return errRet(EBADF)
 	}
-	return errOr0(errnoOf(f.host.Chmod(fs.FileMode(mode & 0o777))))
+	h, isHost := f.hostOS()
+	if !isHost {
+		return errRet(EBADF)
+	}
+	return errOr0(errnoOf(h.Chmod(fs.FileMode(mode & 0o777))))
 }
 
 func (t *Task) sysFchmodat(dirfd int32, pathAddr, mode uint64) uint64 {
@@ -1131,31 +924,7 @@ func (t *Task) sysCloseRange(first, last uint32, flags uint64) uint64 {
 }
 
 // pollReady is the readiness of f for the requested events.
-func pollReady(f *openFile, events uint16) uint16 {
-	switch f.kind {
-	case kindPipe:
-		var rev uint16
-		if !f.pipeWrite && f.pipe.readable() {
-			rev |= pollIN
-			f.pipe.mu.Lock()
-			if len(f.pipe.buf) == 0 && f.pipe.writers == 0 {
-				rev |= pollHUP
-			}
-			f.pipe.mu.Unlock()
-		}
-		if f.pipeWrite && f.pipe.writable() {
-			rev |= pollOUT
-		}
-		return rev & (events | pollHUP)
-	case kindEventfd:
-		var rev uint16
-		if f.event.readable() {
-			rev |= pollIN
-		}
-		return (rev | pollOUT) & events
-	}
-	return events & (pollIN | pollOUT)
-}
+func pollReady(f *openFile, events uint16) uint16 { return f.ops.poll(events) }
 
 // poll events.
 const (

@@ -106,10 +106,11 @@ func (t *Task) sysMmap(addr, length, prot, flags uint64, fd int32, off uint64) u
 // checks): regular files are mapped lazily (pages read on first touch),
 // /dev/zero is anonymous memory, other files cannot be mapped.
 func (t *Task) fileMapping(f *openFile, v *vm.VMA, off, prot, flags uint64) Errno {
-	if f.kind != kindHost || f.host == nil {
+	host, isHost := f.hostOS()
+	if !isHost {
 		return ENODEV
 	}
-	fi, err := f.host.Stat()
+	fi, err := host.Stat()
 	if err != nil {
 		return errnoOf(err)
 	}
@@ -132,7 +133,7 @@ func (t *Task) fileMapping(f *openFile, v *vm.VMA, off, prot, flags uint64) Errn
 	if off > math.MaxInt64-vm.TaskSize {
 		return EOVERFLOW
 	}
-	fb, err := newHostBacking(f.host)
+	fb, err := newHostBacking(host)
 	if err != nil {
 		return errnoOf(err)
 	}

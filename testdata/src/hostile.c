@@ -210,6 +210,27 @@ static void sharedfork(void) {
 	printf("shared after fork: %c %s\n", p[0], p + 4096);
 }
 
+// /proc/self/mem reads and writes the guest's own memory, as ptrace does:
+// page protections do not apply, unmapped addresses are EIO.
+static volatile int target = 1;
+static void procmem(void) {
+	int fd = open("/proc/self/mem", O_RDWR);
+	if (fd < 0) {
+		printf("/proc/self/mem: %s\n", strerrorname_np(errno));
+		return;
+	}
+	int two = 2;
+	long w = pwrite(fd, &two, sizeof two, (off_t)(uintptr_t)&target);
+	printf("/proc/self/mem write: %ld, variable now %d\n", w, target);
+	char *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	w = pwrite(fd, "forced", 6, (off_t)(uintptr_t)ro);
+	printf("/proc/self/mem write to a read-only page: %ld, %.6s\n", w, ro);
+	char buf[8];
+	munmap(ro, 4096);
+	result("/proc/self/mem read of unmapped memory", pread(fd, buf, 8, (off_t)(uintptr_t)ro));
+	close(fd);
+}
+
 static void environ_file(void) {
 	char buf[256];
 	int fd = open("/proc/self/environ", O_RDONLY);
@@ -341,6 +362,7 @@ int main(int argc, char **argv) {
 	files();
 	sharedfork();
 	environ_file();
+	procmem();
 	mmaprace();
 	limits();
 	return 0;
