@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"sort"
 	"sync"
 	"time"
@@ -25,6 +26,23 @@ import (
 // Blocking in deterministic mode is a predicate plus a virtual deadline
 // (Task.wait); the scheduler re-evaluates the predicates of blocked
 // threads at every switch, in thread-id order.
+
+// DetCPUs is the number of CPUs a guest sees in deterministic mode
+// (sched_getaffinity). The host's count — its cores, and the affinity
+// taskset gives uvm — must not leak in: a Go guest sizes GOMAXPROCS from
+// it, a C runtime its arenas and thread pools, and every later syscall
+// follows from that.
+const DetCPUs = 4
+
+// guestCPUs is the number of CPUs the guest may run on: DetCPUs in
+// deterministic mode, the host's (as the Go runtime sees them: affinity
+// included) otherwise.
+func (k *Kernel) guestCPUs() int {
+	if k.det != nil {
+		return DetCPUs
+	}
+	return runtime.NumCPU()
+}
 
 // detSched is the deterministic scheduler.
 type detSched struct {

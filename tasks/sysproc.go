@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"io"
 	"os"
-	"runtime"
 	"time"
 
 	"uvm/vm"
@@ -132,7 +131,7 @@ func (t *Task) sysSchedGetaffinity(size, mask uint64) uint64 {
 	if size < 8 || size&7 != 0 {
 		return errRet(EINVAL)
 	}
-	n := runtime.NumCPU()
+	n := t.tg.k.guestCPUs()
 	if n > 64 {
 		n = 64
 	}

@@ -60,7 +60,8 @@ func BenchmarkGuest(b *testing.B) {
 // TestDeterministic: multi-threaded guests (C pthreads with a mutex and a
 // condition variable; Go goroutines with channels and a mutex) give
 // identical output and trace hash over 20 deterministic runs, alternating
-// GOMAXPROCS=1 and 2.
+// GOMAXPROCS=1 and 2, and (go-goroutines) in subprocesses over the host
+// matrix.
 func TestDeterministic(t *testing.T) {
 	for _, arch := range guestArches {
 		for _, name := range []string{"threads", "go-goroutines"} {
@@ -92,6 +93,13 @@ func TestDeterministic(t *testing.T) {
 					if o.String() != first || hash != firstHash {
 						t.Fatalf("run %d differs:\nstdout %q vs %q\nhash %q vs %q", i, o.String(), first, hash, firstHash)
 					}
+				}
+				if name == "threads" {
+					return // in the host matrix with chaos quanta: TestDetChaos
+				}
+				// And in subprocesses under every host condition (det_host_test.go).
+				if r := detHostMatrix(t, []string{"--clean-env", "--det", "--seed", "7", "--trace-hash", bin}, nil); r.stdout != first || r.stderr != firstHash {
+					t.Fatalf("subprocesses differ from in-process runs:\nstdout %q vs %q\nhash %q vs %q", r.stdout, first, r.stderr, firstHash)
 				}
 			})
 		}

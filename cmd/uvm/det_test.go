@@ -32,11 +32,13 @@ func TestVirtualClock(t *testing.T) {
 				return elapsed, realtime, m[3]
 			}
 			e1, rt, r1 := runIt(1, 1)
-			e1b, _, r1b := runIt(1, 1)
-			e3, _, r2 := runIt(3, 2)
-			if e1 != e1b || r1 != r1b {
-				t.Errorf("same seed and rate differ: %d/%s vs %d/%s", e1, r1, e1b, r1b)
+			// The same seed and rate replay: in this process and in
+			// subprocesses under every host condition (det_host_test.go).
+			m := re.FindStringSubmatch(detHostMatrix(t, []string{"--det", "--clean-env", "--seed", "1", bin}, nil).stdout)
+			if m == nil || m[1] != fmt.Sprint(e1) || m[3] != r1 {
+				t.Errorf("same seed and rate differ: %d/%s in process vs %q in subprocesses", e1, r1, m)
 			}
+			e3, _, r2 := runIt(3, 2)
 			if e3 != 3*e1 {
 				t.Errorf("--ns-per-insn 3 elapsed %d, want exactly 3×%d", e3, e1)
 			}
@@ -54,7 +56,8 @@ func TestVirtualClock(t *testing.T) {
 }
 
 // TestDetChaos: seeded random quanta change the schedule (and so the
-// trace) between seeds, but each seed replays exactly.
+// trace) between seeds, but each seed replays exactly — in this process,
+// and (seed 1) in subprocesses under every host condition of the matrix.
 func TestDetChaos(t *testing.T) {
 	for _, arch := range guestArches {
 		t.Run(arch, func(t *testing.T) {
@@ -68,7 +71,7 @@ func TestDetChaos(t *testing.T) {
 				var first string
 				for rep := 0; rep < 2; rep++ {
 					var o, e strings.Builder
-					code := run([]string{"run", "--det-chaos", "--quantum", "2000", "--seed", fmt.Sprint(seed), "--trace-hash", bin}, strings.NewReader(""), &o, &e)
+					code := run([]string{"run", "--det-chaos", "--clean-env", "--quantum", "2000", "--seed", fmt.Sprint(seed), "--trace-hash", bin}, strings.NewReader(""), &o, &e)
 					if code != 0 || o.String() != want {
 						t.Fatalf("seed %d: status %d, output %q", seed, code, o.String())
 					}
@@ -79,6 +82,12 @@ func TestDetChaos(t *testing.T) {
 					}
 				}
 				hashes[first] = true
+				if seed == 1 {
+					r := detHostMatrix(t, []string{"--det-chaos", "--clean-env", "--quantum", "2000", "--seed", "1", "--trace-hash", bin}, nil)
+					if r.code != 0 || r.stdout != want || r.stderr != first {
+						t.Errorf("seed 1 in subprocesses: status %d, stdout %q, stderr %q; in process %q", r.code, r.stdout, r.stderr, first)
+					}
+				}
 			}
 			if len(hashes) < 2 {
 				t.Errorf("three chaos seeds gave one schedule")

@@ -128,6 +128,9 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	env := []string{}
 	if !*cleanEnv {
 		env = os.Environ()
+		if *det || *chaos {
+			env = editEnv(env, nil, hostTuningEnv)
+		}
 	}
 	env = editEnv(env, setEnv, unsetEnv)
 
@@ -345,6 +348,13 @@ func startError(stderr io.Writer, prog string, err error) int {
 	fmt.Fprintf(stderr, "uvm: %s: %v\n", prog, err)
 	return 126
 }
+
+// hostTuningEnv are the Go runtime settings that size and pace uvm
+// itself. In deterministic mode the guest does not inherit them from the
+// host environment: running uvm at GOMAXPROCS=1 or 8 must not hand a Go
+// guest a different GOMAXPROCS (and so a different run). -E passes one
+// to the guest explicitly.
+var hostTuningEnv = []string{"GOMAXPROCS", "GOGC", "GOMEMLIMIT"}
 
 // editEnv applies -U removals and -E settings.
 func editEnv(env []string, set, unset []string) []string {
