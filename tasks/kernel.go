@@ -133,10 +133,11 @@ type Kernel struct {
 	opts Options
 	log  io.Writer
 
-	// mu protects nextPID and unimpl.
-	mu      sync.Mutex
-	nextPID int32
-	unimpl  map[string]int // unimplemented syscall/instruction → count
+	// mu protects nextPID, unimpl and namedCalls.
+	mu         sync.Mutex
+	nextPID    int32
+	unimpl     map[string]int    // unimplemented syscall/instruction → count
+	namedCalls map[string]uint64 // calls of registered named syscalls
 
 	// syscalls counts calls by sysno.
 	syscalls [sysCount]atomic.Uint64
@@ -187,7 +188,7 @@ func NewKernel(opts Options) *Kernel {
 	if opts.Cwd == "" {
 		opts.Cwd, _ = os.Getwd()
 	}
-	k := &Kernel{opts: opts, log: opts.Log, nextPID: 1000, unimpl: map[string]int{}, start: time.Now()}
+	k := &Kernel{opts: opts, log: opts.Log, nextPID: 1000, unimpl: map[string]int{}, namedCalls: map[string]uint64{}, start: time.Now()}
 	k.acct = &vm.MemAccount{Limit: (opts.Limits.MemBytes + vm.PageMask) / vm.PageSize}
 	if k.log == nil {
 		k.log = opts.Stderr
@@ -346,6 +347,9 @@ func (k *Kernel) Stats() (syscalls map[string]uint64, unimplemented map[string]i
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	for name, n := range k.namedCalls {
+		syscalls[name] = n
+	}
 	unimplemented = map[string]int{}
 	for w, n := range k.unimpl {
 		unimplemented[w] = n

@@ -65,6 +65,15 @@ func (t *Task) syscall() (stop bool, sc syscallResult, restartable bool) {
 		k.traceSyscall(t, no, nr, args, &ret)
 		return t.killed.Load(), sc, false
 	default:
+		if h, ok := namedSyscalls[a.names[nr]]; ok && no == sysNone {
+			k.countNamed(a.names[nr])
+			var av [6]uint64
+			for i := range av {
+				av[i] = t.arg(i)
+			}
+			ret, done = h(t, av), true
+			break
+		}
 		ret, done = t.dispatch(no)
 	}
 	if !done {
@@ -92,7 +101,9 @@ func (k *Kernel) traceSyscall(t *Task, no sysno, nr uint64, args [6]uint64, ret 
 		return
 	}
 	var b strings.Builder
-	if no == sysNone {
+	if name := t.tg.arch.names[nr]; no == sysNone && namedSyscalls[name] != nil {
+		fmt.Fprintf(&b, "%d %s(", t.tid, name)
+	} else if no == sysNone {
 		fmt.Fprintf(&b, "%d syscall_%d(", t.tid, nr)
 	} else {
 		fmt.Fprintf(&b, "%d %s(", t.tid, no)
@@ -112,6 +123,45 @@ func (k *Kernel) traceSyscall(t *Task, no sysno, nr uint64, args [6]uint64, ret 
 		fmt.Fprintf(&b, ") = %#x", *ret)
 	}
 	k.event("%s", b.String())
+}
+
+// syscallHandler implements one syscall from its six argument registers
+// and returns the result register (a negative errno, or a restart code).
+type syscallHandler func(t *Task, a [6]uint64) uint64
+
+// namedSyscalls are the syscalls implemented outside the sysno enum, by
+// their Linux name as both arches' tables spell it (sysnames.go). A file
+// that implements a family of syscalls registers them in its init with
+// registerSyscall, and touches nothing else. Read-only after init.
+var namedSyscalls = map[string]syscallHandler{}
+
+// registerSyscall adds a named syscall (at init time only).
+func registerSyscall(name string, h syscallHandler) {
+	if _, dup := namedSyscalls[name]; dup {
+		panic("tasks: syscall " + name + " registered twice")
+	}
+	if !knownSyscallName(name) {
+		panic("tasks: no arch has a syscall named " + name)
+	}
+	namedSyscalls[name] = h
+}
+
+func knownSyscallName(name string) bool {
+	for _, names := range []map[uint64]string{arm64SysNames, amd64SysNames} {
+		for _, n := range names {
+			if n == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// countNamed counts a call of a named syscall for --stats.
+func (k *Kernel) countNamed(name string) {
+	k.mu.Lock()
+	k.namedCalls[name]++
+	k.mu.Unlock()
 }
 
 // dispatch runs the handler for no. done is false for syscalls uvm does
