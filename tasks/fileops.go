@@ -150,24 +150,35 @@ func (h *hostFile) readdir(t *Task, f *openFile) ([]dirent, Errno) {
 	if err != nil || !fi.IsDir() {
 		return nil, ENOTDIR
 	}
-	hp := t.hostPath(f.path)
-	ents, err := os.ReadDir(hp)
+	// The listing comes from the open descriptor itself, never from its
+	// path again (which may have been renamed or swapped since).
+	if _, err := h.f.Seek(0, io.SeekStart); err != nil {
+		return nil, errnoOf(err)
+	}
+	ents, err := h.f.ReadDir(-1)
 	if err != nil {
 		return nil, errnoOf(err)
 	}
 	self := statFromInfo(fi)
 	list := []dirent{{".", self.ino, dtDir}}
 	parent := self.ino
-	if pfi, err := os.Stat(path.Dir(hp)); err == nil {
+	pfs, pname := t.lookup(path.Dir(f.path))
+	if pfi, err := pfs.stat(pname); err == nil {
 		parent = statFromInfo(pfi).ino
 	}
 	if t.tg.k.det != nil {
 		list[0].ino, parent = pathInode(f.path), pathInode(path.Dir(f.path))
 	}
 	list = append(list, dirent{"..", parent, dtDir})
+	efs, _ := t.lookup(f.path)
+	_, unconfined := efs.(hostVFS)
 	for _, e := range ents {
 		var ino uint64
-		if info, err := e.Info(); err == nil {
+		if unconfined {
+			if info, err := e.Info(); err == nil {
+				ino = statFromInfo(info).ino
+			}
+		} else if info, err := efs.lstat(path.Join(f.path, e.Name())); err == nil {
 			ino = statFromInfo(info).ino
 		}
 		if t.tg.k.det != nil {

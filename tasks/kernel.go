@@ -30,6 +30,10 @@ import (
 type Options struct {
 	// Limits are the caps of the whole run (uvm's --mem-limit …).
 	Limits Limits
+	// Chroot confines the guest: its / is this host directory ("DIR" or
+	// "DIR:ro" for a read-only root), resolved by the host kernel inside
+	// it (see vfs). The program path and Cwd are then guest paths.
+	Chroot string
 	// Root is a directory prefix for absolute guest paths (qemu's -L):
 	// an absolute path that exists under Root is opened there.
 	Root string
@@ -155,6 +159,10 @@ type Kernel struct {
 	procs  map[int32]*ThreadGroup
 	// flocks is the flock(2) lock table.
 	flocks flockTable
+	// fs is the guest's view of the host file system (Options.Chroot,
+	// Options.Root); fsErr is why it could not be set up (Start fails).
+	fs    vfs
+	fsErr error
 	// acct is the memory limit every address space is charged to.
 	acct *vm.MemAccount
 	// threads counts live guest threads (Limits.MaxThreads).
@@ -185,11 +193,18 @@ func NewKernel(opts Options) *Kernel {
 	if opts.NsPerInsn <= 0 {
 		opts.NsPerInsn = 1
 	}
+	if opts.Cwd == "" && opts.Chroot != "" {
+		opts.Cwd = "/"
+	}
 	if opts.Cwd == "" {
 		opts.Cwd, _ = os.Getwd()
 	}
 	k := &Kernel{opts: opts, log: opts.Log, nextPID: 1000, unimpl: map[string]int{}, namedCalls: map[string]uint64{}, start: time.Now()}
 	k.acct = &vm.MemAccount{Limit: (opts.Limits.MemBytes + vm.PageMask) / vm.PageSize}
+	k.fs = hostVFS{prefix: opts.Root}
+	if opts.Chroot != "" {
+		k.fs, k.fsErr = newRootVFS(opts.Chroot)
+	}
 	if k.log == nil {
 		k.log = opts.Stderr
 	}
@@ -263,11 +278,26 @@ func (k *Kernel) Start(path string, argv []string) (*ThreadGroup, error) {
 // load creates the first process of path with its first thread, ready to
 // run but not started.
 func (k *Kernel) load(path string, argv []string) (*Task, error) {
-	data, err := readProgramFile(path)
+	if k.fsErr != nil {
+		return nil, fmt.Errorf("--root: %w", k.fsErr)
+	}
+	var data []byte
+	var err error
+	abs, _ := filepath.Abs(path)
+	if _, unconfined := k.fs.(hostVFS); unconfined {
+		data, err = readProgramFile(path)
+	} else {
+		// Under --root the program is a guest path, inside the root.
+		g := path
+		if !strings.HasPrefix(g, "/") {
+			g = filepath.Join(k.opts.Cwd, g)
+		}
+		data, err = readFileVFS(k.fs, g, maxExecutable)
+		abs = k.fs.hostName(g)
+	}
 	if err != nil {
 		return nil, err
 	}
-	abs, _ := filepath.Abs(path)
 	mm := vm.NewMM()
 	mm.Acct = k.acct
 	mm.ExePath = abs

@@ -570,7 +570,7 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 	if e != 0 {
 		return errRet(e), false
 	}
-	data, err := readExecutable(h)
+	data, err := t.readExecutable(g)
 	if err != nil {
 		return errRet(errnoOf(err)), false
 	}
@@ -596,7 +596,7 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 		argv = nargv
 		g = interp
 		h = t.hostPath(interp)
-		if data, err = readExecutable(h); err != nil {
+		if data, err = t.readExecutable(interp); err != nil {
 			return errRet(errnoOf(err)), false
 		}
 	}
@@ -712,34 +712,18 @@ const maxExecutable = 1 << 30
 // readExecutable reads a program file for execve: a regular file with an
 // execute bit (EACCES otherwise, as Linux's may_open/do_open_execat),
 // at most maxExecutable bytes.
-func readExecutable(h string) ([]byte, error) {
-	fi, err := os.Stat(h)
+func (t *Task) readExecutable(g string) ([]byte, error) {
+	fsys, name := t.lookup(g)
+	fi, err := fsys.stat(name)
 	if err != nil {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
-		return nil, fmt.Errorf("%s: %w", h, os.ErrPermission)
+		return nil, fmt.Errorf("%s: %w", g, os.ErrPermission)
 	}
-	return readProgramFile(h)
+	return readFileVFS(fsys, name, maxExecutable)
 }
 
-// readProgramFile reads a whole regular file of at most maxExecutable
-// bytes (never a device or FIFO, which could be endless).
-func readProgramFile(h string) ([]byte, error) {
-	f, err := os.Open(h)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file: %w", h, ErrExec)
-	}
-	if fi.Size() > maxExecutable {
-		return nil, fmt.Errorf("%s: %d bytes is bigger than uvm loads (%d): %w", h, fi.Size(), maxExecutable, ErrExec)
-	}
-	return io.ReadAll(io.LimitReader(f, maxExecutable+1))
-}
+// readProgramFile reads a whole regular host file of at most
+// maxExecutable bytes (never a device or FIFO, which could be endless).
+func readProgramFile(h string) ([]byte, error) { return readFileVFS(hostVFS{}, h, maxExecutable) }

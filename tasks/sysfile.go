@@ -2,7 +2,6 @@ package tasks
 
 import (
 	"encoding/binary"
-	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -47,25 +46,30 @@ func (t *Task) guestPath(dirfd int32, p string) (string, Errno) {
 // operation on it fails with ENOENT (and nothing can be created there).
 const hiddenHostPath = "/proc/uvm-hidden/nonexistent"
 
-// hostPath maps a guest absolute path onto the host (Options.Root first).
-func (t *Task) hostPath(gp string) string {
+// lookup maps a guest absolute path to the file system it resolves in and
+// the name there: /proc/self/exe is the running program's file (given to
+// the guest whatever its root), per-process /proc paths that uvm does not
+// synthesize resolve nowhere, everything else goes to the kernel's vfs.
+func (t *Task) lookup(gp string) (vfs, string) {
 	if gp == "/proc/self/exe" || gp == "/proc/"+itoa(int(t.tg.pid))+"/exe" {
-		return t.tg.mm.ExePath
+		return hostVFS{}, t.tg.mm.ExePath
 	}
 	if procHidden(gp) {
 		// Not one of the synthetic files (those are served before
-		// hostPath is asked): the guest gets ENOENT, never the host's.
-		return hiddenHostPath
+		// lookup is asked): the guest gets ENOENT, never the host's.
+		return hostVFS{}, hiddenHostPath
 	}
-	if r := t.tg.k.opts.Root; r != "" {
-		hp := path.Join(r, gp)
-		if _, err := os.Lstat(hp); err == nil {
-			return hp
-		}
-	}
-	return gp
+	return t.tg.k.fs, gp
 }
 
+// hostPath is the host path guest path gp resolves to (for messages).
+func (t *Task) hostPath(gp string) string {
+	fsys, name := t.lookup(gp)
+	return fsys.hostName(name)
+}
+
+// resolve reads a path argument and makes it absolute against dirfd;
+// file operations then go through t.lookup(g).
 func (t *Task) resolve(dirfd int32, addr uint64) (guest, host string, e Errno) {
 	p, e := t.readPath(addr)
 	if e != 0 {
@@ -124,7 +128,7 @@ func (t *Task) openFlags(f uint64) int {
 }
 
 func (t *Task) sysOpenat(dirfd int32, pathAddr, flags, mode uint64) uint64 {
-	g, h, e := t.resolve(dirfd, pathAddr)
+	g, _, e := t.resolve(dirfd, pathAddr)
 	if e != 0 {
 		return errRet(e)
 	}
@@ -152,13 +156,21 @@ func (t *Task) sysOpenat(dirfd int32, pathAddr, flags, mode uint64) uint64 {
 	if fl&oAPPEND != 0 {
 		hostFlags |= os.O_APPEND
 	}
+	fsys, name := t.lookup(g)
 	if fl&oNOFOLLOW != 0 {
-		if fi, err := os.Lstat(h); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if fi, err := fsys.lstat(name); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 			return errRet(ELOOP)
 		}
 	}
 	if g == "/proc/self/fd" || g == "/proc/"+itoa(int(t.tg.pid))+"/fd" {
 		of := &openFile{ops: procFDDir{}, path: g, flags: oRDONLY | oDIRECTORY}
+		fd, e := t.tg.fds.alloc(of, 0, fl&oCLOEXEC != 0)
+		return retFD(fd, e)
+	}
+	if of, ok, e := t.devOpen(g, fl); ok {
+		if e != 0 {
+			return errRet(e)
+		}
 		fd, e := t.tg.fds.alloc(of, 0, fl&oCLOEXEC != 0)
 		return retFD(fd, e)
 	}
@@ -177,7 +189,7 @@ func (t *Task) sysOpenat(dirfd int32, pathAddr, flags, mode uint64) uint64 {
 	t.tg.mu.Lock()
 	perm := fs.FileMode(uint32(mode) & 0o7777 &^ t.tg.umask)
 	t.tg.mu.Unlock()
-	hf, err := os.OpenFile(h, hostFlags, perm)
+	hf, err := fsys.open(name, hostFlags, perm)
 	if err != nil {
 		return errRet(errnoOf(err))
 	}
@@ -472,13 +484,16 @@ func (t *Task) statAt(dirfd int32, pathAddr, flags uint64) (hostStat, Errno) {
 	if st, ok := t.procStat(g); ok {
 		return st, 0
 	}
-	h := t.hostPath(g)
+	if st, ok := t.devStat(g); ok {
+		return st, 0
+	}
+	fsys, name := t.lookup(g)
 	var fi fs.FileInfo
 	var err error
 	if flags&atSymlinkNofollow != 0 {
-		fi, err = os.Lstat(h)
+		fi, err = fsys.lstat(name)
 	} else {
-		fi, err = os.Stat(h)
+		fi, err = fsys.stat(name)
 	}
 	if err != nil {
 		return hostStat{}, errnoOf(err)
@@ -578,7 +593,7 @@ func (t *Task) sysGetdents64(fd int32, buf, n uint64) uint64 {
 }
 
 func (t *Task) sysReadlinkat(dirfd int32, pathAddr, buf, n uint64) uint64 {
-	g, h, e := t.resolve(dirfd, pathAddr)
+	g, _, e := t.resolve(dirfd, pathAddr)
 	if e != 0 {
 		return errRet(e)
 	}
@@ -600,7 +615,8 @@ func (t *Task) sysReadlinkat(dirfd int32, pathAddr, buf, n uint64) uint64 {
 		target = f.path
 	} else {
 		var err error
-		target, err = os.Readlink(h)
+		fsys, name := t.lookup(g)
+		target, err = fsys.readlink(name)
 		if err != nil {
 			return errRet(errnoOf(err))
 		}
@@ -619,11 +635,12 @@ func (t *Task) sysReadlinkat(dirfd int32, pathAddr, buf, n uint64) uint64 {
 }
 
 func (t *Task) sysFaccessat(dirfd int32, pathAddr, mode uint64) uint64 {
-	_, h, e := t.resolve(dirfd, pathAddr)
+	g, _, e := t.resolve(dirfd, pathAddr)
 	if e != 0 {
 		return errRet(e)
 	}
-	fi, err := os.Stat(h)
+	fsys, name := t.lookup(g)
+	fi, err := fsys.stat(name)
 	if err != nil {
 		return errRet(errnoOf(err))
 	}
@@ -777,11 +794,12 @@ func (t *Task) sysPipe2(fdsAddr, flags uint64) uint64 {
 }
 
 func (t *Task) sysUnlinkat(dirfd int32, pathAddr, flags uint64) uint64 {
-	_, h, e := t.resolve(dirfd, pathAddr)
+	g, _, e := t.resolve(dirfd, pathAddr)
 	if e != 0 {
 		return errRet(e)
 	}
-	fi, err := os.Lstat(h)
+	fsys, name := t.lookup(g)
+	fi, err := fsys.lstat(name)
 	if err != nil {
 		return errRet(errnoOf(err))
 	}
@@ -789,46 +807,51 @@ func (t *Task) sysUnlinkat(dirfd int32, pathAddr, flags uint64) uint64 {
 		if !fi.IsDir() {
 			return errRet(ENOTDIR)
 		}
-		return errOr0(errnoOf(syscallRmdir(h)))
+		return errOr0(errnoOf(fsys.rmdir(name)))
 	}
 	if fi.IsDir() {
 		return errRet(EISDIR)
 	}
-	return errOr0(errnoOf(os.Remove(h)))
-}
-
-// syscallRmdir removes an empty directory (os.Remove would also unlink
-// files; here the type was checked already).
-func syscallRmdir(h string) error {
-	err := os.Remove(h)
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
+	return errOr0(errnoOf(fsys.unlink(name)))
 }
 
 func (t *Task) sysMkdirat(dirfd int32, pathAddr, mode uint64) uint64 {
-	_, h, e := t.resolve(dirfd, pathAddr)
+	g, _, e := t.resolve(dirfd, pathAddr)
 	if e != 0 {
 		return errRet(e)
 	}
 	t.tg.mu.Lock()
 	perm := fs.FileMode(uint32(mode) & 0o777 &^ t.tg.umask)
 	t.tg.mu.Unlock()
-	return errOr0(errnoOf(os.Mkdir(h, perm)))
+	fsys, name := t.lookup(g)
+	return errOr0(errnoOf(fsys.mkdir(name, perm)))
+}
+
+// twoPaths resolves the two path arguments of rename and link; both must
+// be in the same file system (EXDEV otherwise).
+func (t *Task) twoPaths(oldfd int32, oldAddr uint64, newfd int32, newAddr uint64) (fsys vfs, o, n string, e Errno) {
+	og, _, e := t.resolve(oldfd, oldAddr)
+	if e != 0 {
+		return nil, "", "", e
+	}
+	ng, _, e := t.resolve(newfd, newAddr)
+	if e != 0 {
+		return nil, "", "", e
+	}
+	ofs, o := t.lookup(og)
+	nfs, n := t.lookup(ng)
+	if ofs != nfs {
+		return nil, "", "", EXDEV
+	}
+	return ofs, o, n, 0
 }
 
 func (t *Task) sysRenameat(oldfd int32, oldAddr uint64, newfd int32, newAddr uint64) uint64 {
-	_, oh, e := t.resolve(oldfd, oldAddr)
+	fsys, o, n, e := t.twoPaths(oldfd, oldAddr, newfd, newAddr)
 	if e != 0 {
 		return errRet(e)
 	}
-	_, nh, e := t.resolve(newfd, newAddr)
-	if e != 0 {
-		return errRet(e)
-	}
-	return errOr0(errnoOf(os.Rename(oh, nh)))
+	return errOr0(errnoOf(fsys.rename(o, n)))
 }
 
 func (t *Task) sysGetcwd(buf, size uint64) uint64 {
@@ -844,7 +867,8 @@ func (t *Task) sysGetcwd(buf, size uint64) uint64 {
 }
 
 func (t *Task) chdirTo(g string) uint64 {
-	fi, err := os.Stat(t.hostPath(g))
+	fsys, name := t.lookup(g)
+	fi, err := fsys.stat(name)
 	if err != nil {
 		return errRet(errnoOf(err))
 	}
@@ -901,11 +925,12 @@ func (t *Task) sysFchmod(fd int32, mode uint64) uint64 {
 }
 
 func (t *Task) sysFchmodat(dirfd int32, pathAddr, mode uint64) uint64 {
-	_, h, e := t.resolve(dirfd, pathAddr)
+	g, _, e := t.resolve(dirfd, pathAddr)
 	if e != 0 {
 		return errRet(e)
 	}
-	return errOr0(errnoOf(os.Chmod(h, fs.FileMode(mode&0o777))))
+	fsys, name := t.lookup(g)
+	return errOr0(errnoOf(fsys.chmod(name, fs.FileMode(mode&0o777))))
 }
 
 func (t *Task) sysCloseRange(first, last uint32, flags uint64) uint64 {
@@ -1022,11 +1047,12 @@ func (t *Task) sysSymlinkat(targetAddr uint64, newfd int32, newAddr uint64) uint
 	if e != 0 {
 		return errRet(e)
 	}
-	_, nh, e := t.resolve(newfd, newAddr)
+	ng, _, e := t.resolve(newfd, newAddr)
 	if e != 0 {
 		return errRet(e)
 	}
-	return errOr0(errnoOf(os.Symlink(target, nh)))
+	fsys, name := t.lookup(ng)
+	return errOr0(errnoOf(fsys.symlink(target, name)))
 }
 
 // procFDDirents lists /proc/self/fd: ".", ".." and one symlink per open

@@ -106,6 +106,9 @@ func (t *Task) sysMmap(addr, length, prot, flags uint64, fd int32, off uint64) u
 // checks): regular files are mapped lazily (pages read on first touch),
 // /dev/zero is anonymous memory, other files cannot be mapped.
 func (t *Task) fileMapping(f *openFile, v *vm.VMA, off, prot, flags uint64) Errno {
+	if d, ok := f.ops.(*memDev); ok && d.minor == devZeroMinor {
+		return 0 // anonymous memory, as Linux's mmap_zero
+	}
 	host, isHost := f.hostOS()
 	if !isHost {
 		return ENODEV

@@ -61,3 +61,33 @@ func TestLimitFlags(t *testing.T) {
 		t.Errorf("negative --max-procs: status %d", code)
 	}
 }
+
+// Many blocked threads and many short-lived processes: every thread starts
+// and is joined, every child is reaped, in both schedulers (a reaped
+// process leaves nothing behind; the corpus' memory stays bounded).
+func TestManyThreadsAndForks(t *testing.T) {
+	n := "1000"
+	if testing.Short() {
+		n = "200"
+	}
+	for _, arch := range []string{"arm64", "amd64"} {
+		for _, mode := range [][]string{{"--det"}, {}} {
+			for _, c := range []struct{ flag, want string }{
+				{"--threads", "threads: " + n + " of " + n + " started, all blocked, all joined\n"},
+				{"--forks", "forks: " + n + " of " + n + " reaped\n"},
+			} {
+				args := append(append([]string{"run"}, mode...), "../../testdata/bin/"+arch+"/hostile", c.flag, n)
+				var o, e bytes.Buffer
+				if code := run(args, nil, &o, &e); code != 0 || o.String() != c.want {
+					t.Errorf("%s %v %s: status %d, %q, stderr %q", arch, mode, c.flag, code, o.String(), e.String())
+				}
+			}
+		}
+	}
+	// The thread cap: clone gets EAGAIN past --max-threads.
+	var o, e bytes.Buffer
+	run([]string{"run", "--det", "--max-threads", "50", "../../testdata/bin/amd64/hostile", "--threads", "100"}, nil, &o, &e)
+	if o.String() != "threads: 49 of 100 started, all blocked, all joined\n" {
+		t.Errorf("--max-threads 50: %q", o.String())
+	}
+}

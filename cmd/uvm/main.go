@@ -74,7 +74,8 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("uvm run", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	var (
-		root      = fl.String("L", "", "directory prefix for absolute guest paths (like qemu-user -L)")
+		root      = fl.String("L", "", "directory prefix for absolute guest paths (like qemu-user -L; unconfined: other paths reach the host)")
+		chroot    = fl.String("root", "", "confine the guest: its / is DIR (DIR:ro for a read-only root); PROG and the working directory are then paths inside it")
 		setEnv    listFlag
 		unsetEnv  listFlag
 		cleanEnv  = fl.Bool("clean-env", false, "start the guest with an empty environment (then add -E)")
@@ -138,7 +139,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "uvm run: --quantum and --ns-per-insn must be positive\n")
 		return 2
 	}
-	opts := tasks.Options{Root: *root, Env: env, Stdin: stdin, Stdout: stdout, Stderr: stderr, Log: stderr,
+	opts := tasks.Options{Root: *root, Chroot: *chroot, Env: env, Stdin: stdin, Stdout: stdout, Stderr: stderr, Log: stderr,
 		Deterministic: *det || *chaos, Chaos: *chaos, Seed: *seed, Quantum: *quantum, NsPerInsn: *nsPerInsn,
 		TraceHash: *traceHash}
 	lim, lerr := limitFl.limits()
@@ -282,6 +283,10 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		k.SetUprobes(sys)
 		opts.Uprobes = sys
 		exe, _ := filepath.Abs(prog)
+		rootDir := strings.TrimSuffix(*chroot, ":ro")
+		if *chroot != "" {
+			exe = filepath.Join(rootDir, filepath.Clean("/"+prog))
+		}
 		for i, spec := range append(append([]string{}, uprobeSpecs...), uretprobeSpecs...) {
 			ret := i >= len(uprobeSpecs)
 			sp, err := uprobes.ParseSpec(spec)
@@ -293,6 +298,9 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				if _, err := os.Stat(filepath.Join(*root, sp.Path)); err == nil {
 					sp.Path = filepath.Join(*root, sp.Path)
 				}
+			}
+			if sp.Path != "" && *chroot != "" {
+				sp.Path = filepath.Join(rootDir, filepath.Clean("/"+sp.Path))
 			}
 			p, err := sys.AttachSpec(sp, exe, ret, rec.Consumer(spec, ret), nil)
 			if err != nil {

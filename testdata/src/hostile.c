@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
@@ -342,6 +343,64 @@ static int memhog(void) {
 	}
 }
 
+// threads starts n threads that all block on one condition variable, then
+// wakes and joins them; forks makes n children one after another, each
+// exiting at once, and reaps them.
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int go_on, waiting;
+
+static void *sleeper(void *arg) {
+	(void)arg;
+	pthread_mutex_lock(&mu);
+	waiting++;
+	while (!go_on)
+		pthread_cond_wait(&cv, &mu);
+	pthread_mutex_unlock(&mu);
+	return NULL;
+}
+
+static int threads(int n) {
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 << 10);
+	pthread_t *t = calloc(n, sizeof *t);
+	int made = 0;
+	for (; made < n; made++)
+		if (pthread_create(&t[made], &attr, sleeper, NULL) != 0)
+			break;
+	for (;;) {
+		pthread_mutex_lock(&mu);
+		int w = waiting;
+		pthread_mutex_unlock(&mu);
+		if (w == made)
+			break;
+		sched_yield();
+	}
+	pthread_mutex_lock(&mu);
+	go_on = 1;
+	pthread_cond_broadcast(&cv);
+	pthread_mutex_unlock(&mu);
+	for (int i = 0; i < made; i++)
+		pthread_join(t[i], NULL);
+	printf("threads: %d of %d started, all blocked, all joined\n", made, n);
+	return made == n ? 0 : 1;
+}
+
+static int forks(int n) {
+	int reaped = 0;
+	for (int i = 0; i < n; i++) {
+		pid_t c = fork();
+		if (c == 0)
+			_exit(i & 0x7f);
+		int st;
+		if (c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st) && WEXITSTATUS(st) == (i & 0x7f))
+			reaped++;
+	}
+	printf("forks: %d of %d reaped\n", reaped, n);
+	return reaped == n ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
 	if (argc < 2) {
 		fprintf(stderr, "usage: hostile DIR | hostile --memhog\n");
@@ -349,6 +408,10 @@ int main(int argc, char **argv) {
 	}
 	if (strcmp(argv[1], "--memhog") == 0)
 		return memhog();
+	if (strcmp(argv[1], "--threads") == 0 && argc > 2)
+		return threads(atoi(argv[2]));
+	if (strcmp(argv[1], "--forks") == 0 && argc > 2)
+		return forks(atoi(argv[2]));
 	dir = argv[1];
 	setvbuf(stdout, NULL, _IONBF, 0);
 	struct sigaction sa = {0};

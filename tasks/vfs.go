@@ -1,0 +1,128 @@
+package tasks
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"syscall"
+)
+
+// vfs is the guest's view of the host file system. Every path operation of
+// the Linux layer goes through it, with guest absolute paths (already
+// cleaned; synthetic /proc entries never get here). Two implementations:
+//
+//   - hostVFS (no --root): guest paths are host paths, except that with
+//     a prefix (-L, qemu-user's QEMU_LD_PREFIX) an absolute path that
+//     exists under the prefix is used there. Unconfined: the guest can
+//     reach every host file uvm's user can.
+//   - rootVFS (--root DIR): the guest's / is DIR. Every path is resolved
+//     by the host kernel inside DIR (openat2 RESOLVE_IN_ROOT on Linux, so
+//     "..", absolute symlinks and symlink races never leave it), and a
+//     read-only root refuses every change with EROFS.
+type vfs interface {
+	open(g string, flags int, perm fs.FileMode) (*os.File, error)
+	stat(g string) (fs.FileInfo, error)
+	lstat(g string) (fs.FileInfo, error)
+	readlink(g string) (string, error)
+	mkdir(g string, perm fs.FileMode) error
+	// unlink removes a non-directory, rmdir an empty directory.
+	unlink(g string) error
+	rmdir(g string) error
+	rename(oldg, newg string) error
+	link(oldg, newg string) error
+	symlink(target, newg string) error
+	chmod(g string, mode fs.FileMode) error
+	// hostName is the host path of g, for messages and /proc/self/exe's
+	// host identity; never used to open anything.
+	hostName(g string) string
+}
+
+// hostVFS is the unconfined view (see vfs).
+type hostVFS struct{ prefix string }
+
+func (h hostVFS) path(g string) string {
+	if h.prefix != "" {
+		hp := path.Join(h.prefix, g)
+		if _, err := os.Lstat(hp); err == nil {
+			return hp
+		}
+	}
+	return g
+}
+
+func (h hostVFS) open(g string, flags int, perm fs.FileMode) (*os.File, error) {
+	return os.OpenFile(h.path(g), flags, perm)
+}
+func (h hostVFS) stat(g string) (fs.FileInfo, error)  { return os.Stat(h.path(g)) }
+func (h hostVFS) lstat(g string) (fs.FileInfo, error) { return os.Lstat(h.path(g)) }
+func (h hostVFS) readlink(g string) (string, error)   { return os.Readlink(h.path(g)) }
+func (h hostVFS) mkdir(g string, perm fs.FileMode) error {
+	return unwrapPath(os.Mkdir(h.path(g), perm))
+}
+func (h hostVFS) unlink(g string) error { return unwrapPath(syscall.Unlink(h.path(g))) }
+func (h hostVFS) rmdir(g string) error  { return unwrapPath(syscall.Rmdir(h.path(g))) }
+func (h hostVFS) rename(o, n string) error {
+	return unwrapPath(os.Rename(h.path(o), h.path(n)))
+}
+func (h hostVFS) link(o, n string) error { return unwrapPath(os.Link(h.path(o), h.path(n))) }
+func (h hostVFS) symlink(target, n string) error {
+	return unwrapPath(os.Symlink(target, h.path(n)))
+}
+func (h hostVFS) chmod(g string, mode fs.FileMode) error {
+	return unwrapPath(os.Chmod(h.path(g), mode))
+}
+func (h hostVFS) hostName(g string) string { return h.path(g) }
+
+// unwrapPath returns the errno inside a *PathError or *LinkError.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}
+
+// newRootVFS returns the confined view of dir (see vfs). spec is DIR or
+// DIR:ro.
+func newRootVFS(spec string) (vfs, error) {
+	dir, ro := spec, false
+	if d, ok := strings.CutSuffix(spec, ":ro"); ok {
+		dir, ro = d, true
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%s: not a directory", dir)
+	}
+	return openRootVFS(dir, ro)
+}
+
+// readFileVFS reads a whole regular file of at most max bytes through fsys.
+func readFileVFS(fsys vfs, g string, max int64) ([]byte, error) {
+	f, err := fsys.open(g, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file: %w", g, ErrExec)
+	}
+	if fi.Size() > max {
+		return nil, fmt.Errorf("%s: %d bytes is bigger than uvm loads (%d): %w", g, fi.Size(), max, ErrExec)
+	}
+	return io.ReadAll(io.LimitReader(f, max+1))
+}
