@@ -326,12 +326,17 @@ func (k *Kernel) load(path string, argv []string) (*Task, error) {
 		spec.HWCap = amd64.HWCAP()
 		a = &amd64ABI
 	}
+	entry, interpBase, err := k.loadInterp(mm, img)
+	if err != nil {
+		return nil, err
+	}
+	spec.InterpBase = interpBase
 	sp, err := vm.SetupStack(mm, img, spec)
 	if err != nil {
 		return nil, err
 	}
 	cpu.SetSP(sp)
-	cpu.SetPC(img.Entry)
+	cpu.SetPC(entry)
 	k.attachCacheModel(cpu)
 	if img.Arch == vm.ArchARM64 {
 		if err := mapARM64VDSO(mm); err != nil {

@@ -628,12 +628,17 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 		spec.Platform, spec.HWCap = "x86_64", amd64.HWCAP()
 		a = &amd64ABI
 	}
+	entry, interpBase, err := k.loadInterp(mm, img)
+	if err != nil {
+		return errRet(execErrno(err)), false
+	}
+	spec.InterpBase = interpBase
 	sp, err := vm.SetupStack(mm, img, spec)
 	if err != nil {
 		return errRet(ENOMEM), false
 	}
 	cpu.SetSP(sp)
-	cpu.SetPC(img.Entry)
+	cpu.SetPC(entry)
 	k.attachCacheModel(cpu)
 
 	// Point of no return: de_thread, then switch the image.

@@ -24,6 +24,10 @@ declare -A EXTRA_CFLAGS=([fibfp]="-fno-omit-frame-pointer -g -fdebug-prefix-map=
 # Programs whose output legitimately differs between the arches; they get
 # expected/NAME.amd64.out and expected/NAME.arm64.out instead of NAME.out.
 PER_ARCH="printf_ld"
+# Programs linked dynamically (PT_INTERP, libc.so.6): not in MANIFEST, they
+# need the arch's libraries (the host's for amd64, the cross toolchain's
+# /usr/aarch64-linux-gnu for arm64); cmd/uvm's TestDynamic runs them.
+DYNAMIC="dynhello"
 ARCHES="amd64 arm64"
 
 build_bin() {
@@ -36,6 +40,11 @@ build_bin() {
 			name=$(basename "$src" .c)
 			# -pthread is a no-op for glibc >= 2.34 but harmless.
 			# shellcheck disable=SC2086 # word splitting of the flags is intended
+			if [[ " $DYNAMIC " == *" $name "* ]]; then
+				# shellcheck disable=SC2086
+				$cc $CFLAGS -o "bin/$arch/$name" "$src"
+				continue
+			fi
 			$cc -static $CFLAGS ${EXTRA_CFLAGS[$name]:-} -pthread -o "bin/$arch/$name" "$src"
 		done
 		$cc -static-pie $CFLAGS -o "bin/$arch/hello-pie" src/hello.c

@@ -47,7 +47,14 @@ type Image struct {
 	// ExecStack is true when PT_GNU_STACK asks for an executable stack.
 	ExecStack bool
 	Path      string
+	// Interp is the program interpreter a dynamically linked program
+	// names (PT_INTERP, e.g. /lib64/ld-linux-x86-64.so.2); the caller
+	// loads it with LoadInterp.
+	Interp string
 }
+
+// maxInterpPath bounds PT_INTERP (the kernel's PATH_MAX).
+const maxInterpPath = 4096
 
 // StaticPIEBase is where uvm places an ET_DYN executable (no ASLR: this is
 // Linux's ELF_ET_DYN_BASE for x86-64 without randomisation, used on both
@@ -58,6 +65,18 @@ const StaticPIEBase = 0x555555554000
 // wrap ErrNotELF, ErrBadELF or ErrUnsupported and never panic, whatever
 // the bytes.
 func LoadELF(mm *MM, path string, data []byte) (img *Image, err error) {
+	return loadELF(mm, path, data, false)
+}
+
+// LoadInterp maps a program interpreter (ld.so, an ET_DYN object) at a
+// free range found top-down from the mmap base, as binfmt_elf does, and
+// returns its image: Base is AT_BASE, Entry where the program starts. It
+// leaves the program break alone (brk follows the main program).
+func LoadInterp(mm *MM, path string, data []byte) (img *Image, err error) {
+	return loadELF(mm, path, data, true)
+}
+
+func loadELF(mm *MM, path string, data []byte, interp bool) (img *Image, err error) {
 	if len(data) < 4 || !bytes.Equal(data[:4], []byte(elf.ELFMAG)) {
 		return nil, fmt.Errorf("%s: %w", path, ErrNotELF)
 	}
@@ -89,6 +108,9 @@ func LoadELF(mm *MM, path string, data []byte) (img *Image, err error) {
 	}
 	switch f.Type {
 	case elf.ET_EXEC:
+		if interp {
+			return nil, fmt.Errorf("%s: %w: the program interpreter must be ET_DYN", path, ErrUnsupported)
+		}
 	case elf.ET_DYN:
 		img.Base = StaticPIEBase
 	default:
@@ -102,7 +124,17 @@ func LoadELF(mm *MM, path string, data []byte) (img *Image, err error) {
 	for _, p := range f.Progs {
 		switch p.Type {
 		case elf.PT_INTERP:
-			return nil, fmt.Errorf("%s: %w: dynamically linked (PT_INTERP); uvm runs static and static-PIE programs", path, ErrUnsupported)
+			if interp {
+				return nil, fmt.Errorf("%s: %w: the program interpreter has an interpreter itself", path, ErrBadELF)
+			}
+			if p.Off > uint64(len(data)) || p.Filesz > uint64(len(data))-p.Off || p.Filesz < 2 || p.Filesz > maxInterpPath {
+				return nil, fmt.Errorf("%s: %w: bad PT_INTERP", path, ErrBadELF)
+			}
+			name := data[p.Off : p.Off+p.Filesz]
+			if name[len(name)-1] != 0 || bytes.IndexByte(name[:len(name)-1], 0) >= 0 {
+				return nil, fmt.Errorf("%s: %w: PT_INTERP is not one NUL-terminated path", path, ErrBadELF)
+			}
+			img.Interp = string(name[:len(name)-1])
 		case elf.PT_GNU_STACK:
 			img.ExecStack = p.Flags&elf.PF_X != 0
 		case elf.PT_LOAD:
@@ -126,6 +158,16 @@ func LoadELF(mm *MM, path string, data []byte) (img *Image, err error) {
 	}
 	if hi == 0 {
 		return nil, fmt.Errorf("%s: %w: no PT_LOAD segment", path, ErrBadELF)
+	}
+	if interp {
+		// Place the whole image (lo..hi relative to vaddr 0) top-down.
+		span := hi - lo
+		b, err := mm.FindFree(0, span)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		img.Base = b - (lo - img.Base)
+		lo, hi = b, b+span
 	}
 	for _, p := range f.Progs {
 		if p.Type != elf.PT_LOAD {
@@ -171,9 +213,11 @@ func LoadELF(mm *MM, path string, data []byte) (img *Image, err error) {
 		return nil, fmt.Errorf("%s: %w: entry point 0x%x is not in an executable segment", path, ErrBadELF, img.Entry)
 	}
 	img.BrkStart = hi
-	mm.mu.Lock()
-	mm.BrkStart, mm.Brk = hi, hi
-	mm.mu.Unlock()
+	if !interp {
+		mm.mu.Lock()
+		mm.BrkStart, mm.Brk = hi, hi
+		mm.mu.Unlock()
+	}
 	return img, nil
 }
 

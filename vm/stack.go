@@ -46,6 +46,9 @@ type StackSpec struct {
 	Random     [16]byte // AT_RANDOM bytes
 	UID, GID   uint64
 	MinSigStk  uint64 // AT_MINSIGSTKSZ (0 = omit)
+	// InterpBase is AT_BASE: where the program interpreter is loaded
+	// (0 for a static program).
+	InterpBase uint64
 }
 
 // SetupStack maps the stack and writes argc, argv, envp and auxv as
@@ -97,7 +100,7 @@ func SetupStack(mm *MM, img *Image, s *StackSpec) (uint64, error) {
 		{AT_PHDR, img.Phdr},
 		{AT_PHENT, img.Phent},
 		{AT_PHNUM, img.Phnum},
-		{AT_BASE, 0},
+		{AT_BASE, s.InterpBase},
 		{AT_FLAGS, 0},
 		{AT_ENTRY, img.Entry},
 		{AT_UID, s.UID},

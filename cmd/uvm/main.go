@@ -343,6 +343,9 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // executed.
 func startError(stderr io.Writer, prog string, err error) int {
 	switch {
+	case errors.Is(err, fs.ErrNotExist) && strings.Contains(err.Error(), "program interpreter"):
+		fmt.Fprintf(stderr, "uvm: %s: %v\n", prog, err)
+		return 127
 	case errors.Is(err, fs.ErrNotExist):
 		fmt.Fprintf(stderr, "uvm: %s: no such file or directory\n", prog)
 		return 127

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// arm64Sysroot is where Debian's cross toolchain (libc6-arm64-cross) puts
+// the arm64 loader and libraries; .ci/run installs it when it can.
+const arm64Sysroot = "/usr/aarch64-linux-gnu"
+
+// dynamicSetup returns the uvm flags that give arch's dynamic programs
+// their libraries, or skips.
+func dynamicSetup(t *testing.T, arch string) []string {
+	switch arch {
+	case "amd64":
+		if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+			t.Skip("amd64 dynamic guests use the host's libraries: needs an x86-64 Linux host")
+		}
+		if _, err := os.Stat("/lib64/ld-linux-x86-64.so.2"); err != nil {
+			t.Skip("no /lib64/ld-linux-x86-64.so.2")
+		}
+		return nil
+	default:
+		if _, err := os.Stat(filepath.Join(arm64Sysroot, "lib/ld-linux-aarch64.so.1")); err != nil {
+			t.Skip("no arm64 sysroot at " + arm64Sysroot + " (apt-get install libc6-arm64-cross)")
+		}
+		return []string{"-L", arm64Sysroot}
+	}
+}
+
+// TestDynamic runs a dynamically linked C program on both arches: the
+// kernel loads its interpreter (PT_INTERP), which maps libc.so.6 from the
+// sysroot and relocates; output and status must equal the native run's.
+func TestDynamic(t *testing.T) {
+	want, err := os.ReadFile("../../testdata/expected/dynhello.out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, arch := range guestArches {
+		t.Run(arch, func(t *testing.T) {
+			flags := dynamicSetup(t, arch)
+			for _, mode := range [][]string{{"--det"}, {}} {
+				args := append(append(append([]string{"run", "--clean-env", "-E", "DYNHELLO=yes"}, mode...), flags...),
+					"../../testdata/bin/"+arch+"/dynhello", "a", "b")
+				var o, e bytes.Buffer
+				code := run(args, nil, &o, &e)
+				if code != 3 || o.String() != string(want) {
+					t.Errorf("%v: status %d\n%s--- want\n%s--- stderr\n%s", mode, code, o.String(), want, e.String())
+				}
+			}
+		})
+	}
+}
+
+// TestDynamicBadInterpreter: a missing interpreter, one that is not ELF,
+// and one for the other arch each give one clear line and a shell's
+// status, never a panic.
+func TestDynamicBadInterpreter(t *testing.T) {
+	bin, err := os.ReadFile("../../testdata/bin/amd64/dynhello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const interp = "/lib64/ld-linux-x86-64.so.2"
+	i := bytes.Index(bin, []byte(interp))
+	if i < 0 {
+		t.Fatal("dynhello names no x86-64 interpreter")
+	}
+	dir := t.TempDir()
+	missing := append([]byte(nil), bin...)
+	copy(missing[i:], "/lib64/ld-linux-x86-64.so.X")
+	mp := filepath.Join(dir, "missing")
+	if err := os.WriteFile(mp, missing, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var o, e bytes.Buffer
+	if code := run([]string{"run", mp}, nil, &o, &e); code != 127 || !strings.Contains(e.String(), "program interpreter /lib64/ld-linux-x86-64.so.X") {
+		t.Errorf("missing interpreter: status %d, %q", code, e.String())
+	}
+	// A prefix (-L) whose interpreter is a text file, then an arm64 one.
+	pre := filepath.Join(dir, "sysroot")
+	if err := os.MkdirAll(filepath.Join(pre, "lib64"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(pre, interp), []byte("not an ELF\n"), 0o755)
+	os.WriteFile(filepath.Join(dir, "prog"), bin, 0o755)
+	o.Reset()
+	e.Reset()
+	if code := run([]string{"run", "-L", pre, filepath.Join(dir, "prog")}, nil, &o, &e); code != 126 || !strings.Contains(e.String(), "not an ELF") {
+		t.Errorf("text interpreter: status %d, %q", code, e.String())
+	}
+	if arm, err := os.ReadFile(filepath.Join(arm64Sysroot, "lib/ld-linux-aarch64.so.1")); err == nil {
+		os.WriteFile(filepath.Join(pre, interp), arm, 0o755)
+		o.Reset()
+		e.Reset()
+		if code := run([]string{"run", "-L", pre, filepath.Join(dir, "prog")}, nil, &o, &e); code != 126 || !strings.Contains(e.String(), "is for arm64") {
+			t.Errorf("arm64 interpreter for an amd64 program: status %d, %q", code, e.String())
+		}
+	}
+}
+
+// TestHostPrograms runs other people's programs: this x86-64 Linux host's
+// own dynamically linked tools, under uvm with the host's libraries, and
+// compares their output and status with the native run's. Each one skips
+// when the host lacks it.
+func TestHostPrograms(t *testing.T) {
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+		t.Skip("needs an x86-64 Linux host")
+	}
+	dir := t.TempDir()
+	for name, body := range map[string]string{"b.txt": "pear\napple\nfig\n", "a.txt": "one two three\nfour\n"} {
+		os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
+	}
+	cases := [][]string{
+		{"/bin/echo", "hello", "world"},
+		{"/usr/bin/sort", filepath.Join(dir, "b.txt")},
+		{"/usr/bin/sha256sum", filepath.Join(dir, "a.txt")},
+		{"/usr/bin/wc", filepath.Join(dir, "a.txt")},
+		{"/usr/bin/head", "-n1", filepath.Join(dir, "b.txt")},
+		{"/usr/bin/tr", "a-z", "A-Z"},
+		{"/bin/ls", dir},
+		{"/bin/grep", "-n", "o", filepath.Join(dir, "a.txt")},
+		{"/bin/sed", "s/p/P/g", filepath.Join(dir, "b.txt")},
+		// (uvm lists directories in name order, the host in on-disk
+		// order: the pipeline sorts.)
+		{"/bin/bash", "-c", "find " + dir + " -name '*.txt' | sort | xargs cat | wc -l"},
+		{"/bin/date", "-u", "-d", "@86400"},
+		{"/bin/bash", "-c", "for i in 1 2 3; do echo $i; done | tr 123 xyz; x=$(echo sub); echo $x; (exit 4); echo $?"},
+		{"/usr/bin/perl", "-e", "print join(',', map { $_ * 2 } 1..5), \"\\n\""},
+		{"/usr/bin/python3", "-c", "import json, hashlib, re; print(json.dumps({'k': [1, 2]}), hashlib.sha256(b'x').hexdigest()[:12], re.sub('a', 'b', 'banana'))"},
+	}
+	for _, c := range cases {
+		t.Run(filepath.Base(c[0]), func(t *testing.T) {
+			if _, err := os.Stat(c[0]); err != nil {
+				t.Skip(c[0] + " not installed")
+			}
+			stdin := "lower case input\n"
+			cmd := exec.Command(c[0], c[1:]...)
+			cmd.Env = []string{"LC_ALL=C", "PATH=/usr/bin:/bin"}
+			cmd.Stdin = strings.NewReader(stdin)
+			var no bytes.Buffer
+			cmd.Stdout = &no
+			nerr := cmd.Run()
+			ncode := 0
+			if ee, ok := nerr.(*exec.ExitError); ok {
+				ncode = ee.ExitCode()
+			} else if nerr != nil {
+				t.Skipf("native run failed: %v", nerr)
+			}
+			var o, e bytes.Buffer
+			args := append([]string{"run", "--clean-env", "-E", "LC_ALL=C", "-E", "PATH=/usr/bin:/bin"}, c...)
+			code := run(args, strings.NewReader(stdin), &o, &e)
+			if code != ncode || o.String() != no.String() {
+				t.Errorf("status %d (native %d)\n--- uvm\n%s--- native\n%s--- stderr\n%s", code, ncode, o.String(), no.String(), e.String())
+			}
+		})
+	}
+}
