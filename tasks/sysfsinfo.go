@@ -132,11 +132,11 @@ func (t *Task) sysGetxattr(name string, a [6]uint64) uint64 {
 	}
 	defer done()
 	buf := make([]byte, min(size, xattrMax))
-	get := unix.Getxattr
-	if name == "lgetxattr" {
-		get = unix.Lgetxattr
-	}
-	n, gerr := get(fmt.Sprintf("/proc/self/fd/%d", hfd), attr, buf)
+	// The descriptor already names the object (the link itself for
+	// lgetxattr, opened O_NOFOLLOW); its /proc/self/fd magic link leads
+	// to that object without another lookup. (lgetxattr on the magic link
+	// would ask procfs about the link, EOPNOTSUPP.)
+	n, gerr := unix.Getxattr(fmt.Sprintf("/proc/self/fd/%d", hfd), attr, buf)
 	if gerr != nil {
 		return errRet(errnoOf(gerr))
 	}
@@ -162,11 +162,7 @@ func (t *Task) sysListxattr(name string, a [6]uint64) uint64 {
 	}
 	defer done()
 	buf := make([]byte, min(size, xattrMax))
-	list := unix.Listxattr
-	if name == "llistxattr" {
-		list = unix.Llistxattr
-	}
-	n, err := list(fmt.Sprintf("/proc/self/fd/%d", hfd), buf)
+	n, err := unix.Listxattr(fmt.Sprintf("/proc/self/fd/%d", hfd), buf)
 	if err != nil {
 		return errRet(errnoOf(err))
 	}

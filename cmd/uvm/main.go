@@ -294,7 +294,16 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stderr, "uvm: probe %s: %v\n", spec, err)
 				return 2
 			}
-			if sp.Path != "" && *root != "" && filepath.IsAbs(sp.Path) {
+			if sp.Path != "" && !strings.Contains(sp.Path, "/") {
+				// A short name (libc.so.6): the library the dynamic
+				// loader would find in the guest's standard directories.
+				lib, err := findLibrary(sp.Path, *root, rootDir, exe)
+				if err != nil {
+					fmt.Fprintf(stderr, "uvm: probe %s: %v\n", spec, err)
+					return 2
+				}
+				sp.Path = lib
+			} else if sp.Path != "" && *root != "" && filepath.IsAbs(sp.Path) {
 				if _, err := os.Stat(filepath.Join(*root, sp.Path)); err == nil {
 					sp.Path = filepath.Join(*root, sp.Path)
 				}
