@@ -3,17 +3,17 @@ package tasks
 import (
 	"encoding/binary"
 	"maps"
+	"reflect"
 	"slices"
 	"sync"
 	"time"
 )
 
-// eventfd and epoll, as far as language runtimes need them: Go's netpoller
-// creates an epoll instance and an eventfd at its first pollable file and
-// sleeps in epoll_pwait with a timeout while timers are pending. uvm's
-// epoll watches eventfds; asking it to watch anything else fails with
-// EPERM, as Linux does for regular files, and Go then uses blocking I/O on
-// that descriptor.
+// eventfd and epoll (fs/eventfd.c, fs/eventpoll.c). epoll watches any
+// file whose kind can tell when its readiness changes (pollWaker):
+// eventfds, pipes and sockets; asking it to watch anything else (a
+// regular file, a directory) fails with EPERM, as Linux does for regular
+// files, and Go then uses blocking I/O on that descriptor.
 
 // eventFD is an eventfd object (fs/eventfd.c).
 type eventFD struct {
@@ -45,29 +45,6 @@ func (e *eventFD) notifyLocked() {
 	close(e.changed)
 	e.changed = make(chan struct{})
 }
-
-// epollInstance is an epoll file (fs/eventpoll.c), level-triggered.
-type epollInstance struct {
-	// mu protects interest.
-	mu       sync.Mutex
-	interest map[int32]epollItem
-}
-
-type epollItem struct {
-	ev   *eventFD
-	mask uint32
-	data uint64
-}
-
-const (
-	epollIN      = 0x1
-	epollOUT     = 0x4
-	epollET      = 1 << 31
-	epollCtlAdd  = 1
-	epollCtlDel  = 2
-	epollCtlMod  = 3
-	efdSemaphore = 1
-)
 
 func (t *Task) sysEventfd2(initval, flags uint64) uint64 {
 	if flags&^(efdSemaphore|oNONBLOCK|oCLOEXEC) != 0 {
@@ -138,6 +115,8 @@ func (e *eventFile) write(t *Task, f *openFile, b []byte, off int64) (uint64, Er
 	return 8, 0
 }
 
+func (e *eventFile) wakeup() <-chan struct{} { return e.ev.wakeup() }
+
 func (e *eventFile) poll(events uint16) uint16 {
 	var rev uint16
 	if e.ev.readable() {
@@ -146,17 +125,75 @@ func (e *eventFile) poll(events uint16) uint16 {
 	return (rev | pollOUT) & events
 }
 
+// pollWaker is a file kind whose readiness epoll can wait for: wakeup
+// returns a channel closed at the next change of the file's readiness.
+// Kinds that implement it: eventFile, pipeEnd, sock.
+type pollWaker interface {
+	wakeup() <-chan struct{}
+}
+
+// epollInstance is an epoll file. Items are level-triggered unless
+// EPOLLET (reported again only after a readiness change since the last
+// report) or EPOLLONESHOT (disabled after one report until
+// EPOLL_CTL_MOD).
+type epollInstance struct {
+	// mu protects interest and the items.
+	mu       sync.Mutex
+	interest map[int32]*epollItem
+}
+
+type epollItem struct {
+	f    *openFile
+	w    pollWaker
+	mask uint32
+	data uint64
+	// seen is the waker's channel at the item's last report (EPOLLET);
+	// nil: report whenever ready.
+	seen     <-chan struct{}
+	disabled bool // EPOLLONESHOT reported
+}
+
+const (
+	epollIN       = 0x1
+	epollPRI      = 0x2
+	epollOUT      = 0x4
+	epollERR      = 0x8
+	epollHUP      = 0x10
+	epollRDNORM   = 0x40
+	epollRDBAND   = 0x80
+	epollWRNORM   = 0x100
+	epollWRBAND   = 0x200
+	epollMSG      = 0x400
+	epollRDHUP    = 0x2000
+	epollONESHOT  = 1 << 30
+	epollET       = 1 << 31
+	epollCtlAdd   = 1
+	epollCtlDel   = 2
+	epollCtlMod   = 3
+	efdSemaphore  = 1
+	epollPollBits = epollIN | epollPRI | epollOUT | epollERR | epollHUP | epollRDHUP
+)
+
 // epollFile is an epoll instance's open file.
 type epollFile struct {
 	fileBase
 	ep *epollInstance
 }
 
+// epollEventSize is sizeof(struct epoll_event): packed (12 bytes) on
+// x86-64, naturally aligned (16, data at 8) on arm64.
+func (t *Task) epollEventSize() (size, dataOff uint64) {
+	if t.tg.arch == &arm64ABI {
+		return 16, 8
+	}
+	return 12, 4
+}
+
 func (t *Task) sysEpollCreate1(flags uint64) uint64 {
 	if flags&^oCLOEXEC != 0 {
 		return errRet(EINVAL)
 	}
-	f := &openFile{ops: &epollFile{ep: &epollInstance{interest: map[int32]epollItem{}}},
+	f := &openFile{ops: &epollFile{ep: &epollInstance{interest: map[int32]*epollItem{}}},
 		path: "anon_inode:[eventpoll]", flags: oRDWR}
 	fd, e := t.tg.fds.alloc(f, 0, flags&oCLOEXEC != 0)
 	return retFD(fd, e)
@@ -179,11 +216,21 @@ func (t *Task) sysEpollCtl(epfd int32, op uint64, fd int32, evAddr uint64) uint6
 		return errRet(EINVAL)
 	}
 	ep := epf.ep
+	var mask uint32
+	var data uint64
+	if op == epollCtlAdd || op == epollCtlMod {
+		size, dataOff := t.epollEventSize()
+		b, e := t.readBuf(evAddr, size)
+		if e != 0 {
+			return errRet(e)
+		}
+		mask, data = binary.LittleEndian.Uint32(b), binary.LittleEndian.Uint64(b[dataOff:])
+	}
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
 	switch op {
 	case epollCtlDel:
-		if _, ok := ep.interest[fd]; !ok {
+		if it, ok := ep.interest[fd]; !ok || it.f != tf {
 			return errRet(ENOENT)
 		}
 		delete(ep.interest, fd)
@@ -192,23 +239,112 @@ func (t *Task) sysEpollCtl(epfd int32, op uint64, fd int32, evAddr uint64) uint6
 	default:
 		return errRet(EINVAL)
 	}
-	evf, isEvent := tf.ops.(*eventFile)
-	if !isEvent {
+	w, canWait := tf.ops.(pollWaker)
+	if !canWait {
+		if _, nested := tf.ops.(*epollFile); nested {
+			t.sockUnimpl("epoll_ctl on an epoll descriptor (nested epoll)")
+		}
 		return errRet(EPERM)
 	}
-	b, e := t.readBuf(evAddr, 12)
-	if e != 0 {
-		return errRet(e)
+	it, exists := ep.interest[fd]
+	if exists && it.f != tf {
+		exists = false // the descriptor was closed and reused
 	}
-	_, exists := ep.interest[fd]
 	if op == epollCtlAdd && exists {
 		return errRet(EEXIST)
 	}
 	if op == epollCtlMod && !exists {
 		return errRet(ENOENT)
 	}
-	ep.interest[fd] = epollItem{ev: evf.ev, mask: binary.LittleEndian.Uint32(b), data: binary.LittleEndian.Uint64(b[4:])}
+	ep.interest[fd] = &epollItem{f: tf, w: w, mask: mask, data: data}
 	return 0
+}
+
+// readyEvents is what item it reports now (0: nothing).
+func (it *epollItem) readyEvents() (rev uint32, ch <-chan struct{}) {
+	if it.disabled {
+		return 0, nil
+	}
+	ch = it.w.wakeup()
+	if it.mask&epollET != 0 && it.seen != nil {
+		select {
+		case <-it.seen:
+		default:
+			return 0, ch // no change since the last report
+		}
+	}
+	want := it.mask&epollPollBits | epollERR | epollHUP
+	pm := uint32(it.f.ops.poll(uint16(want)))
+	rev = pm & want
+	if pm&epollIN != 0 {
+		rev |= it.mask & epollRDNORM
+	}
+	if pm&epollOUT != 0 {
+		rev |= it.mask & epollWRNORM
+	}
+	return rev, ch
+}
+
+// scan reports up to max ready items in fd order (not map order: --det),
+// updating EPOLLET/EPOLLONESHOT state when report is set; it returns the
+// records, their count and the wake channels of the items.
+func (t *Task) epollScan(ep *epollInstance, max int32, report bool) (out []byte, n int32, waits []<-chan struct{}) {
+	size, dataOff := t.epollEventSize()
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	for _, fd := range slices.Sorted(maps.Keys(ep.interest)) {
+		it := ep.interest[fd]
+		if f, ok := t.tg.fds.get(fd); !ok || f != it.f {
+			// Closed: Linux drops the item with the file's last close.
+			if report {
+				delete(ep.interest, fd)
+			}
+			continue
+		}
+		rev, ch := it.readyEvents()
+		if ch != nil {
+			waits = append(waits, ch)
+		}
+		if rev == 0 || n >= max {
+			continue
+		}
+		n++
+		if !report {
+			continue
+		}
+		rec := make([]byte, size)
+		binary.LittleEndian.PutUint32(rec, rev)
+		binary.LittleEndian.PutUint64(rec[dataOff:], it.data)
+		out = append(out, rec...)
+		if it.mask&epollET != 0 {
+			it.seen = ch
+		}
+		if it.mask&epollONESHOT != 0 {
+			it.disabled = true
+		}
+	}
+	return out, n, waits
+}
+
+// anyClosed returns a channel closed when any of chans is (and a stop
+// function that ends the helper goroutine).
+func anyClosed(chans []<-chan struct{}) (<-chan struct{}, func()) {
+	if len(chans) == 1 {
+		return chans[0], func() {}
+	}
+	out, stop := make(chan struct{}), make(chan struct{})
+	cases := make([]reflect.SelectCase, 0, len(chans)+1)
+	cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(stop)})
+	for _, c := range chans {
+		cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(c)})
+	}
+	go func() {
+		if i, _, _ := reflect.Select(cases); i != 0 {
+			close(out)
+		}
+	}()
+	var once sync.Once
+	return out, func() { once.Do(func() { close(stop) }) }
 }
 
 // sysEpollWait reports ready items, waiting up to timeoutMs (-1: forever).
@@ -229,31 +365,9 @@ func (t *Task) sysEpollWait(epfd int32, evAddr uint64, max int32, timeoutMs int6
 	if t.tg.k.det != nil && timeoutMs > 0 {
 		detDeadline = t.tg.k.det.now() + timeoutMs*1e6
 	}
+	ep := epf.ep
 	for {
-		ep := epf.ep
-		ep.mu.Lock()
-		var out []byte
-		var waits []<-chan struct{}
-		n := int32(0)
-		for _, fd := range slices.Sorted(maps.Keys(ep.interest)) { // not map order: --det
-			it := ep.interest[fd]
-			var rev uint32
-			if it.mask&epollIN != 0 && it.ev.readable() {
-				rev |= epollIN
-			}
-			if it.mask&epollOUT != 0 {
-				rev |= epollOUT
-			}
-			if rev != 0 && n < max {
-				var rec [12]byte
-				binary.LittleEndian.PutUint32(rec[0:], rev)
-				binary.LittleEndian.PutUint64(rec[4:], it.data)
-				out = append(out, rec[:]...)
-				n++
-			}
-			waits = append(waits, it.ev.wakeup())
-		}
-		ep.mu.Unlock()
+		out, n, waits := t.epollScan(ep, max, true)
 		if n > 0 {
 			return retOr(t.writeBytes(evAddr, out), uint64(n))
 		}
@@ -271,22 +385,19 @@ func (t *Task) sysEpollWait(epfd int32, evAddr uint64, max int32, timeoutMs int6
 			}
 		}
 		anyReady := func() bool {
-			ep.mu.Lock()
-			defer ep.mu.Unlock()
-			for _, it := range ep.interest {
-				if it.mask&epollIN != 0 && it.ev.readable() || it.mask&epollOUT != 0 {
-					return true
-				}
-			}
-			return false
+			_, n, _ := t.epollScan(ep, 1, false)
+			return n > 0
 		}
-		wake := func() <-chan struct{} {
-			if len(waits) == 1 {
-				return waits[0]
-			}
-			return nil
+		var wake func() <-chan struct{}
+		stop := func() {}
+		if t.tg.k.det == nil && len(waits) > 0 {
+			var ch <-chan struct{}
+			ch, stop = anyClosed(waits)
+			wake = func() <-chan struct{} { return ch }
 		}
-		if t.wait(anyReady, wake, rel) {
+		timedOut := t.wait(anyReady, wake, rel)
+		stop()
+		if timedOut {
 			return 0
 		}
 		if t.sigPending() && !anyReady() {

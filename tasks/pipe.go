@@ -147,3 +147,18 @@ func (p *pipe) write(t *Task, b []byte, nonblock bool) (int, Errno) {
 	}
 	return done, 0
 }
+
+// wakeup: a pipe end's readiness changes with its pipe's state
+// (pollWaker, for epoll).
+func (e *pipeEnd) wakeup() <-chan struct{} { return e.p.wakeup() }
+
+// ioctl: FIONREAD is the count of buffered bytes (ioctler).
+func (e *pipeEnd) ioctl(t *Task, f *openFile, req, arg uint64) (uint64, bool) {
+	if req&0xffffffff != ioFIONREAD {
+		return 0, false
+	}
+	e.p.mu.Lock()
+	n := len(e.p.buf)
+	e.p.mu.Unlock()
+	return errOr0(t.putU32(arg, uint32(n))), true
+}

@@ -742,6 +742,11 @@ func (t *Task) sysIoctl(fd int32, req, arg uint64) uint64 {
 	case ioFIONCLEX:
 		return errOr0(t.tg.fds.setCloexec(fd, false))
 	}
+	if k, ok := f.ops.(ioctler); ok { // the file kind's own requests (sockets, pipes)
+		if r, handled := k.ioctl(t, f, req, arg); handled {
+			return r
+		}
+	}
 	name := "ioctl 0x" + hexString(req)
 	if t.tg.k.noteUnimplemented(name) {
 		t.tg.k.logf("unimplemented %s on fd %d at pc 0x%x", name, fd, t.cpu.PC())
