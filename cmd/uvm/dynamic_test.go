@@ -113,10 +113,44 @@ func TestHostPrograms(t *testing.T) {
 		t.Skip("needs an x86-64 Linux host")
 	}
 	dir := t.TempDir()
+	compareWithHost(t, hostCases(dir), func(prog string) ([]string, bool) { return []string{prog}, true })
+}
+
+// TestSysrootPrograms runs Debian's arm64 binaries from a sysroot built by
+// scripts/sysroot (coreutils, bash, grep, sed) under uvm -L and compares
+// them with this host's own x86-64 builds of the same release: the output
+// of these tools does not depend on the arch. The sysroot lives in
+// $UVM_SYSROOT_ARM64 (default ~/.cache/uvm/sysroot-arm64); .ci/run builds
+// it when the network allows, and the test skips without it.
+func TestSysrootPrograms(t *testing.T) {
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+		t.Skip("the reference runs are this host's x86-64 tools")
+	}
+	root := os.Getenv("UVM_SYSROOT_ARM64")
+	if root == "" {
+		home, _ := os.UserHomeDir()
+		root = filepath.Join(home, ".cache/uvm/sysroot-arm64")
+	}
+	if _, err := os.Stat(filepath.Join(root, "lib/ld-linux-aarch64.so.1")); err != nil {
+		t.Skip("no arm64 sysroot at " + root + " (scripts/sysroot arm64 " + root + " coreutils bash grep sed)")
+	}
+	dir := t.TempDir()
+	compareWithHost(t, hostCases(dir), func(prog string) ([]string, bool) {
+		for _, p := range []string{prog, "/usr" + prog, strings.TrimPrefix(prog, "/usr")} {
+			if fi, err := os.Stat(filepath.Join(root, p)); err == nil && fi.Mode().IsRegular() {
+				return []string{"-L", root, filepath.Join(root, p)}, true
+			}
+		}
+		return nil, false
+	})
+}
+
+// hostCases are the other people's programs both tests run, on files in dir.
+func hostCases(dir string) [][]string {
 	for name, body := range map[string]string{"b.txt": "pear\napple\nfig\n", "a.txt": "one two three\nfour\n"} {
 		os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
 	}
-	cases := [][]string{
+	return [][]string{
 		{"/bin/echo", "hello", "world"},
 		{"/usr/bin/sort", filepath.Join(dir, "b.txt")},
 		{"/usr/bin/sha256sum", filepath.Join(dir, "a.txt")},
@@ -134,6 +168,12 @@ func TestHostPrograms(t *testing.T) {
 		{"/usr/bin/perl", "-e", "print join(',', map { $_ * 2 } 1..5), \"\\n\""},
 		{"/usr/bin/python3", "-c", "import json, hashlib, re; print(json.dumps({'k': [1, 2]}), hashlib.sha256(b'x').hexdigest()[:12], re.sub('a', 'b', 'banana'))"},
 	}
+}
+
+// compareWithHost runs each case natively and under uvm (guest gives the
+// uvm arguments that run the case's program, ok=false: skip it) and
+// compares stdout and status.
+func compareWithHost(t *testing.T, cases [][]string, guest func(prog string) ([]string, bool)) {
 	for _, c := range cases {
 		t.Run(filepath.Base(c[0]), func(t *testing.T) {
 			if _, err := os.Stat(c[0]); err != nil {
@@ -152,8 +192,12 @@ func TestHostPrograms(t *testing.T) {
 			} else if nerr != nil {
 				t.Skipf("native run failed: %v", nerr)
 			}
+			g, ok := guest(c[0])
+			if !ok {
+				t.Skip(c[0] + " not in the guest's file system")
+			}
 			var o, e bytes.Buffer
-			args := append([]string{"run", "--clean-env", "-E", "LC_ALL=C", "-E", "PATH=/usr/bin:/bin"}, c...)
+			args := append(append([]string{"run", "--clean-env", "-E", "LC_ALL=C", "-E", "PATH=/usr/bin:/bin"}, g...), c[1:]...)
 			code := run(args, strings.NewReader(stdin), &o, &e)
 			if code != ncode || o.String() != no.String() {
 				t.Errorf("status %d (native %d)\n--- uvm\n%s--- native\n%s--- stderr\n%s", code, ncode, o.String(), no.String(), e.String())
