@@ -490,13 +490,20 @@ func (t *Task) statAt(dirfd int32, pathAddr, flags uint64) (hostStat, Errno) {
 	fsys, name := t.lookup(g)
 	var fi fs.FileInfo
 	var err error
-	if flags&atSymlinkNofollow != 0 {
+	// A trailing slash asks for a directory: the last component is
+	// followed even with AT_SYMLINK_NOFOLLOW, and must be one (as
+	// path_lookupat's LOOKUP_DIRECTORY).
+	dirOnly := len(p) > 1 && strings.HasSuffix(p, "/")
+	if flags&atSymlinkNofollow != 0 && !dirOnly {
 		fi, err = fsys.lstat(name)
 	} else {
 		fi, err = fsys.stat(name)
 	}
 	if err != nil {
 		return hostStat{}, errnoOf(err)
+	}
+	if dirOnly && !fi.IsDir() {
+		return hostStat{}, ENOTDIR
 	}
 	st := statFromInfo(fi)
 	t.tg.k.virtualize(&st, g)
