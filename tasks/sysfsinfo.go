@@ -118,56 +118,45 @@ func (t *Task) sysGetxattr(name string, a [6]uint64) uint64 {
 	if err != nil {
 		return errRet(ERANGE)
 	}
-	size := a[3]
 	if t.tg.k.det != nil {
 		return errRet(enodata)
 	}
-	fd := int32(-1)
-	if name == "fgetxattr" {
-		fd = int32(a[0])
-	}
-	hfd, done, e := t.xattrTarget(a[0], fd, name == "getxattr")
-	if e != 0 {
-		return errRet(e)
-	}
-	defer done()
-	buf := make([]byte, min(size, xattrMax))
-	// The descriptor already names the object (the link itself for
-	// lgetxattr, opened O_NOFOLLOW); its /proc/self/fd magic link leads
-	// to that object without another lookup. (lgetxattr on the magic link
-	// would ask procfs about the link, EOPNOTSUPP.)
-	n, gerr := unix.Getxattr(fmt.Sprintf("/proc/self/fd/%d", hfd), attr, buf)
-	if gerr != nil {
-		return errRet(errnoOf(gerr))
-	}
-	if size == 0 {
-		return uint64(n)
-	}
-	return retOr(t.writeBytes(a[2], buf[:n]), uint64(n))
+	return t.xattrCall(name, a[0], a[2], a[3], func(p string, buf []byte) (int, error) { return unix.Getxattr(p, attr, buf) })
 }
 
 // sysListxattr lists a file's attribute names (none in --det).
 func (t *Task) sysListxattr(name string, a [6]uint64) uint64 {
-	size := a[2]
 	if t.tg.k.det != nil {
 		return 0
 	}
+	return t.xattrCall(name, a[0], a[1], a[2], unix.Listxattr)
+}
+
+// xattrCall runs op on the file the call names (a path for getxattr and
+// listxattr, following a final symlink; the link itself for the l-forms;
+// a descriptor for the f-forms) and copies at most size bytes of the
+// answer to buf (size 0: just the length).
+func (t *Task) xattrCall(name string, target, buf, size uint64, op func(path string, b []byte) (int, error)) uint64 {
 	fd := int32(-1)
-	if name == "flistxattr" {
-		fd = int32(a[0])
+	if name[0] == 'f' {
+		fd = int32(target)
 	}
-	hfd, done, e := t.xattrTarget(a[0], fd, name == "listxattr")
+	hfd, done, e := t.xattrTarget(target, fd, name[0] != 'l')
 	if e != 0 {
 		return errRet(e)
 	}
 	defer done()
-	buf := make([]byte, min(size, xattrMax))
-	n, err := unix.Listxattr(fmt.Sprintf("/proc/self/fd/%d", hfd), buf)
+	b := make([]byte, min(size, xattrMax))
+	// The descriptor already names the object (the link itself for the
+	// l-forms, opened O_NOFOLLOW); its /proc/self/fd magic link leads to
+	// that object without another lookup. (The l-forms on the magic link
+	// would ask procfs about the link: EOPNOTSUPP.)
+	n, err := op(fmt.Sprintf("/proc/self/fd/%d", hfd), b)
 	if err != nil {
 		return errRet(errnoOf(err))
 	}
 	if size == 0 {
 		return uint64(n)
 	}
-	return retOr(t.writeBytes(a[1], buf[:n]), uint64(n))
+	return retOr(t.writeBytes(buf, b[:n]), uint64(n))
 }

@@ -59,8 +59,7 @@ func (t *Task) sysMmap(addr, length, prot, flags uint64, fd int32, off uint64) u
 	if lim := t.tg.k.acct.Limit; lim > 0 && !v.Shared && v.Prot&vm.ProtWrite != 0 && flags&mapNoreserve == 0 && int64(length/vm.PageSize) > lim {
 		return errRet(ENOMEM)
 	}
-	switch {
-	case flags&mapFixedNoreplace != 0:
+	if flags&(mapFixed|mapFixedNoreplace) != 0 {
 		if addr&vm.PageMask != 0 {
 			return errRet(EINVAL)
 		}
@@ -69,6 +68,9 @@ func (t *Task) sysMmap(addr, length, prot, flags uint64, fd int32, off uint64) u
 			return errRet(ENOMEM)
 		}
 		v.Start, v.End = addr, end
+	}
+	switch {
+	case flags&mapFixedNoreplace != 0:
 		if err := mm.MapNoReplace(v); err != nil {
 			if errors.Is(err, vm.ErrExist) {
 				return errRet(EEXIST)
@@ -76,14 +78,6 @@ func (t *Task) sysMmap(addr, length, prot, flags uint64, fd int32, off uint64) u
 			return errRet(ENOMEM)
 		}
 	case flags&mapFixed != 0:
-		if addr&vm.PageMask != 0 {
-			return errRet(EINVAL)
-		}
-		end, ok := vm.CheckRange(addr, length)
-		if !ok {
-			return errRet(ENOMEM)
-		}
-		v.Start, v.End = addr, end
 		t.tg.uprobeMunmap(v.Start, v.End)
 		if err := mm.Map(v); err != nil {
 			return errRet(ENOMEM)

@@ -426,13 +426,22 @@ func PageAlign(x uint64) uint64 { return (x + PageMask) &^ PageMask }
 // outside user space.
 var ErrNoMem = errors.New("out of address space")
 
+// checkBounds checks that v is a non-empty, page-aligned range of user
+// space.
+func (v *VMA) checkBounds() error {
+	if v.Start&PageMask != 0 || v.End&PageMask != 0 || v.End <= v.Start || v.End > TaskSize {
+		return fmt.Errorf("map [0x%x,0x%x): %w", v.Start, v.End, ErrNoMem)
+	}
+	return nil
+}
+
 // Map creates a mapping of [Start, End) with the given permission,
 // replacing whatever was there (MAP_FIXED semantics). Pages are allocated
 // zeroed on first touch (demand paging), so large reservations cost
 // nothing until used. Start and End must be page aligned.
 func (m *MM) Map(v VMA) error {
-	if v.Start&PageMask != 0 || v.End&PageMask != 0 || v.End <= v.Start || v.End > TaskSize {
-		return fmt.Errorf("map [0x%x,0x%x): %w", v.Start, v.End, ErrNoMem)
+	if err := v.checkBounds(); err != nil {
+		return err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -713,8 +722,8 @@ var ErrExist = errors.New("range already mapped")
 // MapNoReplace maps v only if nothing is mapped in [v.Start, v.End)
 // (MAP_FIXED_NOREPLACE), checking and mapping in one step.
 func (m *MM) MapNoReplace(v VMA) error {
-	if v.Start&PageMask != 0 || v.End&PageMask != 0 || v.End <= v.Start || v.End > TaskSize {
-		return fmt.Errorf("map [0x%x,0x%x): %w", v.Start, v.End, ErrNoMem)
+	if err := v.checkBounds(); err != nil {
+		return err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
