@@ -514,6 +514,9 @@ func boolMask(b bool) uint64 {
 // sseIntOp computes the packed integer and shuffle ops d = op(d, s, imm).
 // x0 is XMM0 (the implicit BLENDV mask).
 func sseIntOp(op decode.X86Op, d *vec, s vec, imm int64, x0 *vec) bool {
+	if sseIntFast(op, d, s, imm) {
+		return true
+	}
 	a := *d
 	switch op {
 	case decode.SSEPand:
@@ -981,3 +984,71 @@ func init() {
 
 // laneSize returns the element size of op.
 func laneSize(op decode.X86Op) int { return int(sseLaneSizes[op-decode.X86SSEBase]) }
+
+// SWAR lane masks: the top bit of every 16- and 32-bit lane.
+const (
+	hi16 = 0x8000800080008000
+	hi32 = 0x8000000080000000
+)
+
+// sseIntFast computes the hottest packed integer ops (compiled C's
+// vectorised loops) with whole-word arithmetic instead of lane loops; it
+// reports false for every other op (sseIntOp then does the work).
+func sseIntFast(op decode.X86Op, d *vec, s vec, imm int64) bool {
+	a := *d
+	switch op {
+	case decode.SSEPaddw:
+		*d = vec{(a[0]&^hi16 + s[0]&^hi16) ^ (a[0]^s[0])&hi16, (a[1]&^hi16 + s[1]&^hi16) ^ (a[1]^s[1])&hi16}
+	case decode.SSEPaddd:
+		*d = vec{(a[0]&^hi32 + s[0]&^hi32) ^ (a[0]^s[0])&hi32, (a[1]&^hi32 + s[1]&^hi32) ^ (a[1]^s[1])&hi32}
+	case decode.SSEPsubw:
+		*d = vec{(a[0] | hi16 - s[0]&^hi16) ^ (a[0]^^s[0])&hi16, (a[1] | hi16 - s[1]&^hi16) ^ (a[1]^^s[1])&hi16}
+	case decode.SSEPsubd:
+		*d = vec{(a[0] | hi32 - s[0]&^hi32) ^ (a[0]^^s[0])&hi32, (a[1] | hi32 - s[1]&^hi32) ^ (a[1]^^s[1])&hi32}
+	case decode.SSEPmullw:
+		*d = vec{mul16x4(a[0], s[0]), mul16x4(a[1], s[1])}
+	case decode.SSEPmulhw:
+		*d = vec{mulh16x4(a[0], s[0]), mulh16x4(a[1], s[1])}
+	case decode.SSEPunpcklwd:
+		*d = vec{zip16(a[0], s[0]), zip16(a[0]>>32, s[0]>>32)}
+	case decode.SSEPunpckhwd:
+		*d = vec{zip16(a[1], s[1]), zip16(a[1]>>32, s[1]>>32)}
+	case decode.SSEPunpckldq, decode.SSEUnpcklps:
+		*d = vec{a[0]&0xFFFFFFFF | s[0]<<32, a[0]>>32 | s[0]&^0xFFFFFFFF}
+	case decode.SSEPunpckhdq, decode.SSEUnpckhps:
+		*d = vec{a[1]&0xFFFFFFFF | s[1]<<32, a[1]>>32 | s[1]&^0xFFFFFFFF}
+	case decode.SSEPunpcklqdq:
+		*d = vec{a[0], s[0]}
+	case decode.SSEPunpckhqdq:
+		*d = vec{a[1], s[1]}
+	case decode.SSEPshufd:
+		dw := func(i int64) uint64 { return s[i>>1&1] >> (32 * (i & 1)) & 0xFFFFFFFF }
+		*d = vec{dw(imm&3) | dw(imm>>2&3)<<32, dw(imm>>4&3) | dw(imm>>6&3)<<32}
+	default:
+		return false
+	}
+	return true
+}
+
+// mul16x4 multiplies four 16-bit lanes, keeping the low halves.
+func mul16x4(a, b uint64) uint64 {
+	var r uint64
+	for i := uint(0); i < 64; i += 16 {
+		r |= uint64(uint16(a>>i)*uint16(b>>i)) << i
+	}
+	return r
+}
+
+// mulh16x4 multiplies four signed 16-bit lanes, keeping the high halves.
+func mulh16x4(a, b uint64) uint64 {
+	var r uint64
+	for i := uint(0); i < 64; i += 16 {
+		r |= uint64(uint16(int32(int16(a>>i))*int32(int16(b>>i))>>16)) << i
+	}
+	return r
+}
+
+// zip16 interleaves the low two 16-bit lanes of a and b: a0 b0 a1 b1.
+func zip16(a, b uint64) uint64 {
+	return a&0xFFFF | (b&0xFFFF)<<16 | (a>>16&0xFFFF)<<32 | (b>>16&0xFFFF)<<48
+}

@@ -83,7 +83,7 @@ func init() {
 // the address space's A64 instruction cache when mm has none.
 func NewCPU(mm *vm.MM) *CPU {
 	c := &CPU{mm: mm, tlb: vm.NewTLB(mm), cache: icache.A64CacheOf(mm), born: time.Now()}
-	c.r = (*[decode.A64NumRegs]uint64)(unsafe.Pointer(&c.regs))
+	c.r = c.gpr()
 	return c
 }
 
@@ -234,3 +234,11 @@ func (c *CPU) setXregSP(n uint8, v uint64) {
 }
 
 var _ vm.CPU = (*CPU)(nil)
+
+// gpr views X, SP, ZR and Discard of c.regs as one array indexed by the
+// resolved register numbers of decode.A64. The interpreter loops use it
+// rather than the stored c.r: the compiler knows it is not nil, so the
+// register accesses need no nil checks.
+func (c *CPU) gpr() *[decode.A64NumRegs]uint64 {
+	return (*[decode.A64NumRegs]uint64)(unsafe.Pointer(&c.regs))
+}

@@ -80,7 +80,7 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 	// carried from one instruction to the next (pc, nzcv, the page, end)
 	// stay in registers.
 	c.limit, c.step, c.n = limit, step, 0
-	r := c.r
+	r := c.gpr()
 	pc := c.regs.PC
 	nzcv := c.regs.NZCV >> 28 & 15
 	var pg *icache.A64Page

@@ -20,7 +20,7 @@ func (c *CPU) runCM(limit uint64, step bool) (exit vm.Exit) {
 	// stay in registers.
 	c.limit, c.step, c.n = limit, step, 0
 	c.cmEnter()
-	r := c.r
+	r := c.gpr()
 	pc := c.regs.PC
 	nzcv := c.regs.NZCV >> 28 & 15
 	var pg *icache.A64Page

@@ -584,6 +584,9 @@ func sumBytes(x uint64) uint64 {
 // ---- three registers, different types ----
 
 func (r *Regs) vecThreeDiff(in *decode.A64) {
+	if in.Size == 1 && in.Flags&(decode.SIMDScalar|decode.SIMDByElem) == 0 && r.mulLong16(in) {
+		return
+	}
 	sz := in.Size // narrow size
 	wz := sz + 1
 	a, b, d := r.V[in.Rn], r.V[in.Rm], r.V[in.Rd]
@@ -1105,4 +1108,54 @@ func (r *Regs) vecTable(in *decode.A64) {
 		setElem(&res, i, 0, z)
 	}
 	r.setVec(in.Rd, res, in.Q)
+}
+
+// mulLong16 is the fast path of the 16→32-bit widening multiplies
+// (SMULL/UMULL/SMLAL/UMLAL/SMLSL/UMLSL and their "2" forms, vector, not by
+// element); it reports false for any other op.
+func (r *Regs) mulLong16(in *decode.A64) bool {
+	var signed bool
+	var acc int // 0: product, 1: accumulate, -1: subtract
+	switch in.Op {
+	case decode.A64VSMULL:
+		signed = true
+	case decode.A64VUMULL:
+	case decode.A64VSMLAL:
+		signed, acc = true, 1
+	case decode.A64VUMLAL:
+		acc = 1
+	case decode.A64VSMLSL:
+		signed, acc = true, -1
+	case decode.A64VUMLSL:
+		acc = -1
+	default:
+		return false
+	}
+	x, y := r.V[in.Rn&31][in.Q&1], r.V[in.Rm&31][in.Q&1]
+	var p [4]uint32
+	if signed {
+		for i := range p {
+			p[i] = uint32(int32(int16(x>>(16*i))) * int32(int16(y>>(16*i))))
+		}
+	} else {
+		for i := range p {
+			p[i] = uint32(uint16(x>>(16*i))) * uint32(uint16(y>>(16*i)))
+		}
+	}
+	d := &r.V[in.Rd&31]
+	switch acc {
+	case 1:
+		p[0] += uint32(d[0])
+		p[1] += uint32(d[0] >> 32)
+		p[2] += uint32(d[1])
+		p[3] += uint32(d[1] >> 32)
+	case -1:
+		p[0] = uint32(d[0]) - p[0]
+		p[1] = uint32(d[0]>>32) - p[1]
+		p[2] = uint32(d[1]) - p[2]
+		p[3] = uint32(d[1]>>32) - p[3]
+	}
+	d[0] = uint64(p[0]) | uint64(p[1])<<32
+	d[1] = uint64(p[2]) | uint64(p[3])<<32
+	return true
 }

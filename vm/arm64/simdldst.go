@@ -86,6 +86,31 @@ func (c *CPU) execSIMDLdSt(in *decode.A64) simdResult {
 	case decode.A64VLDR:
 		total := selem * eb
 		acc = total
+		if selem == 1 { // LD1R: one element, no byte buffer
+			var v uint64
+			var ok bool
+			switch sz {
+			case 0:
+				var b uint8
+				b, ok = c.tlb.Load8(base)
+				v = uint64(b)
+			case 1:
+				var h uint16
+				h, ok = c.tlb.Load16(base)
+				v = uint64(h)
+			case 2:
+				var w uint32
+				w, ok = c.tlb.Load32(base)
+				v = uint64(w)
+			default:
+				v, ok = c.tlb.Load64(base)
+			}
+			if !ok {
+				return simdFault
+			}
+			r.setVec(uint8(t), dupElem(v, sz), in.Q)
+			break
+		}
 		var buf [32]byte
 		if !c.tlb.LoadBytes(base, buf[:total]) {
 			return simdFault
