@@ -6,11 +6,13 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"uvm/guestprof"
 	"uvm/signals"
 	"uvm/uprobes"
 	"uvm/vm"
+	"uvm/vm/amd64"
 	"uvm/vm/arm64"
 )
 
@@ -385,14 +387,24 @@ func (t *Task) syncSignal(ex vm.Exit, stepping bool) bool {
 // setupClock points the CPU's cycle counter (arm64 CNTVCT_EL0) at the
 // virtual clock in deterministic mode: the global virtual time plus this
 // thread's instructions not yet accounted.
+//
+// The same clock is x86's TSC (1 GHz) and arm64's CNTVCT_EL0 (CNTFRQ 1
+// GHz): machine-wide, so monotonic across threads, as on hardware. In
+// parallel mode it is the host's monotonic time since the kernel started.
 func (t *Task) setupClock() {
-	det := t.tg.k.det
-	c, ok := t.cpu.(*arm64.CPU)
-	if !ok || det == nil {
-		return
+	k := t.tg.k
+	det := k.det
+	clock := func(retired uint64) uint64 { return uint64(time.Since(k.start)) }
+	if det != nil {
+		clock = func(retired uint64) uint64 {
+			return uint64(det.now() + int64(retired-t.accounted)*det.nsPerInsn)
+		}
 	}
-	c.Counter = func() uint64 {
-		return uint64(det.now() + int64(c.Retired()-t.accounted)*det.nsPerInsn)
+	switch c := t.cpu.(type) {
+	case *arm64.CPU:
+		c.Counter = func() uint64 { return clock(c.Retired()) }
+	case *amd64.CPU:
+		c.TSC = clock
 	}
 }
 

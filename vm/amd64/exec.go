@@ -558,6 +558,9 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 			g[0], g[3], g[1], g[2] = uint64(a), uint64(b), uint64(cc), uint64(d)
 		case decode.X86Rdtsc:
 			t := c.retired + n
+			if c.TSC != nil {
+				t = c.TSC(t)
+			}
 			g[0], g[2] = t&0xFFFFFFFF, t>>32
 		case decode.X86Nop, decode.X86Prefetch:
 		case decode.X86Pause:
