@@ -53,11 +53,16 @@ func rel(g string) string {
 // resolve opens g inside the root with flags (plus O_CLOEXEC).
 func (r *rootVFS) resolve(g string, flags int) (int, error) {
 	how := unix.OpenHow{Flags: uint64(flags | unix.O_CLOEXEC), Resolve: unix.RESOLVE_IN_ROOT | unix.RESOLVE_NO_MAGICLINKS}
-	for {
-		fd, err := unix.Openat2(r.fd, rel(g), &how)
-		if err == unix.EINTR || err == unix.EAGAIN {
-			// EAGAIN: a concurrent rename in the tree; retry as the
-			// kernel documents.
+	return openat2Retry(r.fd, rel(g), &how)
+}
+
+// openat2Retry is openat2, retried on EINTR and on EAGAIN (a concurrent
+// rename in the tree, as the kernel documents) a bounded number of times:
+// a guest that renames without pause gets EAGAIN, not a spinning thread.
+func openat2Retry(dirfd int, name string, how *unix.OpenHow) (int, error) {
+	for i := 0; ; i++ {
+		fd, err := unix.Openat2(dirfd, name, how)
+		if (err == unix.EINTR || err == unix.EAGAIN) && i < 1000 {
 			continue
 		}
 		return fd, err
@@ -82,10 +87,7 @@ func (r *rootVFS) open(g string, flags int, perm fs.FileMode) (*os.File, error) 
 	if flags&os.O_CREATE == 0 {
 		how.Mode = 0
 	}
-	fd, err := unix.Openat2(r.fd, rel(g), &how)
-	for err == unix.EINTR || err == unix.EAGAIN {
-		fd, err = unix.Openat2(r.fd, rel(g), &how)
-	}
+	fd, err := openat2Retry(r.fd, rel(g), &how)
 	if err != nil {
 		return nil, err
 	}
