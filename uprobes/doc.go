@@ -198,9 +198,10 @@
 // Only 64-bit tasks (no compat x86, no AArch32: EOPNOTSUPP). No GCS or
 // shadow stacks, no user TF/ptrace single-step beyond the kernel's TF
 // bookkeeping, no "unique" uprobes changing the IP, no x86 nop5
-// optimisation (sys_uprobe 336). VEX/EVEX instructions are never taken
-// for branches by the x86 analysis (their opcode byte can look like a
-// Jcc; unverified against the kernel). The per-probe arch analysis runs
+// optimisation (sys_uprobe 336). As in v6.18 (verified against the live
+// kernel by cmd/uvm's uprobe oracle), the x86 analysis judges a VEX/EVEX
+// instruction by the opcode byte after its prefix, so one whose opcode
+// byte is 7x/E8/E9/EB/90 is emulated as a Jcc/call/jmp/NOP. The per-probe arch analysis runs
 // at registration time too (Executable.Uprobe), so that the command line
 // fails before the guest starts, in addition to the kernel's analysis at
 // the first install. Memory is freed by Go's garbage collector where the

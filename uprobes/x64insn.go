@@ -9,11 +9,16 @@ import (
 // x86-64 instruction analysis, emulation and XOL fixups, after
 // arch/x86/kernel/uprobes.c (spec §3.3).
 
-// goodInsns64 is good_insns_64: one bit per first opcode byte. 0x0F is
-// clear so that two-byte opcodes are judged by goodInsns2.
+// goodInsns64 is good_insns_64: one bit per first opcode byte (OPCODE1:
+// for VEX/EVEX/REX2 encodings the opcode byte after the prefix). 0x0F is
+// set, as in the kernel (arch/x86/kernel/uprobes.c, checked against
+// v6.18.44): uprobe_init_insn tests OPCODE1 first, so every non-VEX
+// two-byte opcode passes here and good_2byte_insns is never consulted
+// for a 64-bit task — 0F 05 syscall, 0F 0B ud2, 0F AE fences, 0F 38/3A
+// (pshufb, crc32…) and the CPL0 two-byte instructions are all accepted.
 var goodInsns64 = buildTable([16]uint16{
 	//                  0123456789abcdef
-	0x00: bits16("1111110011111100"),
+	0x00: bits16("1111110011111101"),
 	0x01: bits16("1111110011111100"),
 	0x02: bits16("1111111011111110"),
 	0x03: bits16("1111111011111110"),
@@ -31,10 +36,12 @@ var goodInsns64 = buildTable([16]uint16{
 	0x0f: bits16("1011011111001111"),
 })
 
-// goodInsns2 is good_2byte_insns (second byte of 0F xx).
+// goodInsns2 is good_2byte_insns (second byte of 0F xx). The kernel only
+// reaches it when OPCODE1 fails good_insns_64, which never happens for
+// 0F in 64-bit mode (see goodInsns64); kept for fidelity.
 var goodInsns2 = buildTable([16]uint16{
 	//                  0123456789abcdef
-	0x00: bits16("0011000000000101"),
+	0x00: bits16("0011100000101111"),
 	0x01: bits16("1111111111111111"),
 	0x02: bits16("1111111111111111"),
 	0x03: bits16("0111001011111111"),
@@ -126,7 +133,7 @@ func analyzeX86(au *archUprobe, n int) (Errno, string) {
 		}
 		return ENOTSUPP, "opcode not in good_insns_64"
 	}
-	if e, why := x86BranchSetup(au, &x); e != errENOSYS {
+	if e, why := x86BranchSetup(au, &x, au.insn[:n]); e != errENOSYS {
 		return e, why
 	}
 	if x86PushSetup(au, &x) {
@@ -160,29 +167,48 @@ func analyzeX86(au *archUprobe, n int) (Errno, string) {
 	return 0, ""
 }
 
-// x86InsnIsNop is insn_is_nop (2025): 0x90 unless the first prefix is
-// F3 (PAUSE), or 0F 1F (NOPL).
-func x86InsnIsNop(x *x86Insn) bool {
-	if x.vexN != 0 {
-		return false
-	}
-	if x.opcode[0] == 0x90 && (x.nprefixes == 0 || x.prefixes[0] != 0xF3) {
+// x86Nops is the kernel's x86_nops[] for 64-bit (asm/nops.h): the
+// recommended NOP of each length, 1..ASM_NOP_MAX (11). 9..11 carry a CS
+// prefix, which is_prefix_bad rejects before they get here.
+var x86Nops = [...][]byte{
+	nil,
+	{0x90},
+	{0x66, 0x90},
+	{0x0F, 0x1F, 0x00},
+	{0x0F, 0x1F, 0x40, 0x00},
+	{0x0F, 0x1F, 0x44, 0x00, 0x00},
+	{0x66, 0x0F, 0x1F, 0x44, 0x00, 0x00},
+	{0x0F, 0x1F, 0x80, 0x00, 0x00, 0x00, 0x00},
+	{0x0F, 0x1F, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00},
+	{0x2E, 0x0F, 0x1F, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00},
+	{0x66, 0x2E, 0x0F, 0x1F, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00},
+	{0x66, 0x66, 0x2E, 0x0F, 0x1F, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00},
+}
+
+// x86InsnIsNop is branch_setup_xol_ops' NOP test in v6.18 (checked
+// against the live v6.18.44 kernel): the bytes are exactly x86_nops[len],
+// or OPCODE1 is 0x90 whatever the prefixes — so PAUSE (F3 90), 41 90
+// (xchg r8d,eax: the probed program loses the exchange), 49 90 and even a
+// VEX-encoded opcode 0x90 (kmovw) are emulated as NOPs. Other NOPL forms
+// (0F 1F with another ModRM/displacement) are single-stepped.
+func x86InsnIsNop(x *x86Insn, b []byte) bool {
+	if x.length < len(x86Nops) && string(b[:x.length]) == string(x86Nops[x.length]) {
 		return true
 	}
-	return x.opcode[0] == 0x0F && x.opN == 2 && x.opcode[1] == 0x1F
+	return x.opcode[0] == 0x90
 }
 
 func isCondJmpOpcode(op byte) bool { return op >= 0x70 && op <= 0x7F }
 
 // x86BranchSetup is branch_setup_xol_ops. It returns errENOSYS when the
-// instruction is not a branch. VEX/EVEX-encoded instructions are never
-// branches here (their opcode byte may look like 7x).
-func x86BranchSetup(au *archUprobe, x *x86Insn) (Errno, string) {
+// instruction is not a branch. Like the kernel it looks at OPCODE1 only,
+// so a VEX/EVEX instruction whose opcode byte is 7x (vpcmpeqb, vpshufd…),
+// E8, E9, EB or 90 is emulated as a Jcc (offset: its immediate, if any),
+// call, jmp or NOP and never executed (verified on v6.18.44).
+func x86BranchSetup(au *archUprobe, x *x86Insn, b []byte) (Errno, string) {
 	opc1 := x.opcode1()
-	if !x86InsnIsNop(x) {
-		if x.vexN != 0 {
-			return errENOSYS, ""
-		}
+	nop := x86InsnIsNop(x, b)
+	if !nop {
 		switch opc1 {
 		case 0xEB, 0xE9:
 		case 0xE8:
@@ -209,9 +235,6 @@ func x86BranchSetup(au *archUprobe, x *x86Insn) (Errno, string) {
 	}
 	au.branchOpc1 = opc1
 	au.branchOffs = int32(x.imm)
-	if x86InsnIsNop(x) {
-		au.branchOffs = 0
-	}
 	au.xops = x86OpsBranch
 	return 0, ""
 }

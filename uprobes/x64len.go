@@ -18,6 +18,8 @@ type x86Insn struct {
 
 	rex    byte // REX byte, 0 when absent
 	rexOff int
+	rex2   byte // REX2 (D5) payload, when rex2N is 2
+	rex2N  int
 
 	// VEX/EVEX: vexN is 2 (C5), 3 (C4) or 4 (EVEX 62); vex holds the
 	// prefix bytes with byte 2 faked for VEX2 as the kernel does
@@ -153,6 +155,41 @@ func decodeX86(b []byte) (x x86Insn, ok bool) {
 		if i >= n {
 			return x, false
 		}
+	}
+	// REX2 (APX, D5 payload; v6.10's decoder): OPCODE1 is the byte after
+	// the payload, in map 0 or, with payload bit 7 (M0), map 1 (0F xx).
+	// D5 is AAD in 32-bit code only, so the kernel accepts "d5 ..." by
+	// the table entry of the next opcode (verified on v6.18.44).
+	if x.rex == 0 && b[i] == 0xD5 {
+		if i+2 >= n {
+			return x, false
+		}
+		x.rex2, x.rex2N = b[i+1], 2
+		if x.rex2&8 != 0 {
+			opsz = 8
+		}
+		i += 2
+		op := b[i]
+		x.opOff = i
+		x.opcode[0] = op
+		x.opN = 1
+		i++
+		if x.rex2&0x80 != 0 {
+			x.hasModRM = twoByteModRM(op)
+			switch {
+			case op >= 0x70 && op <= 0x73, op == 0xA4, op == 0xAC, op == 0xBA, op == 0xC2, op == 0xC4, op == 0xC5, op == 0xC6:
+				x.immN = 1
+			case op >= 0x80 && op <= 0x8F:
+				x.immN = 4
+			}
+		} else {
+			x.hasModRM = oneByteModRM(op)
+			x.immN = oneByteImm(op, opsz, adsz)
+			if op == 0xF6 || op == 0xF7 {
+				x.immN = -int(op)
+			}
+		}
+		return x.finish(b, i, n)
 	}
 	// VEX / EVEX (always in 64-bit mode).
 	switch b[i] {
