@@ -10,6 +10,8 @@ import (
 // ITIMER_REAL (setitimer, getitimer, alarm): a per-process timer that
 // sends SIGALRM on the kernel's clock — a host timer in parallel mode, a
 // virtual-time event of the deterministic scheduler otherwise.
+// ITIMER_VIRTUAL and ITIMER_PROF (SIGVTALRM, SIGPROF) run on the process's
+// CPU time (timers.go).
 
 // itimerState is a process's ITIMER_REAL (protected by ThreadGroup.mu).
 type itimerState struct {
@@ -19,7 +21,11 @@ type itimerState struct {
 	host     *time.Timer
 }
 
-const itimerReal = 0
+const (
+	itimerReal    = 0
+	itimerVirtual = 1
+	itimerProf    = 2
+)
 
 // armItimer (re)arms or disarms the timer; value and interval in ns.
 // Called with tg.mu held.
@@ -85,18 +91,18 @@ func putItimerval(b []byte, interval, value int64) {
 }
 
 func (t *Task) sysGetitimer(which, addr uint64) uint64 {
-	if which != itimerReal {
-		return t.itimerUnsupported(which)
+	if which > itimerProf {
+		return errRet(EINVAL)
 	}
-	v, i := t.tg.itimerRemaining()
+	v, i := t.tg.itimerGet(which)
 	var b [32]byte
 	putItimerval(b[:], i, v)
 	return errOr0(t.writeBytes(addr, b[:]))
 }
 
 func (t *Task) sysSetitimer(which, newAddr, oldAddr uint64) uint64 {
-	if which != itimerReal {
-		return t.itimerUnsupported(which)
+	if which > itimerProf {
+		return errRet(EINVAL)
 	}
 	var value, interval int64
 	if newAddr != 0 {
@@ -113,7 +119,7 @@ func (t *Task) sysSetitimer(which, newAddr, oldAddr uint64) uint64 {
 		interval, value = isec*1e9+iusec*1e3, vsec*1e9+vusec*1e3
 	}
 	if oldAddr != 0 {
-		v, i := t.tg.itimerRemaining()
+		v, i := t.tg.itimerGet(which)
 		var b [32]byte
 		putItimerval(b[:], i, v)
 		if e := t.writeBytes(oldAddr, b[:]); e != 0 {
@@ -121,11 +127,23 @@ func (t *Task) sysSetitimer(which, newAddr, oldAddr uint64) uint64 {
 		}
 	}
 	if newAddr != 0 {
+		if which != itimerReal {
+			t.tg.cpuItimerSet(which, value, interval)
+			return 0
+		}
 		t.tg.mu.Lock()
 		t.tg.armItimerLocked(value, interval)
 		t.tg.mu.Unlock()
 	}
 	return 0
+}
+
+// itimerGet is getitimer's value and interval for which.
+func (tg *ThreadGroup) itimerGet(which uint64) (value, interval int64) {
+	if which == itimerReal {
+		return tg.itimerRemaining()
+	}
+	return tg.cpuItimerGet(which)
 }
 
 func (t *Task) sysAlarm(secs uint64) uint64 {
@@ -138,17 +156,4 @@ func (t *Task) sysAlarm(secs uint64) uint64 {
 		left = 1
 	}
 	return uint64(left)
-}
-
-// itimerUnsupported: ITIMER_VIRTUAL and ITIMER_PROF need per-process CPU
-// time accounting, which uvm does not model yet.
-func (t *Task) itimerUnsupported(which uint64) uint64 {
-	if which > 2 {
-		return errRet(EINVAL)
-	}
-	name := "setitimer(ITIMER_VIRTUAL/ITIMER_PROF)"
-	if t.tg.k.noteUnimplemented(name) {
-		t.tg.k.logf("unimplemented %s at pc 0x%x", name, t.cpu.PC())
-	}
-	return errRet(EINVAL)
 }

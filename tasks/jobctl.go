@@ -104,7 +104,8 @@ func (tg *ThreadGroup) notifyParent(code, status int32) {
 // waitWhileStopped parks t while its group is stopped.
 func (t *Task) waitWhileStopped() {
 	g := &t.tg.jobctl
-	for g.isStopped() && !t.killed.Load() {
-		t.wait(func() bool { return !g.isStopped() }, g.wakeup, -1)
-	}
+	// Killable, not interruptible: a pending signal stays pending until
+	// SIGCONT (Linux's do_signal_stop sleeps in TASK_STOPPED), so a
+	// stopped thread neither spins nor holds the deterministic baton.
+	t.waitKillable(func() bool { return !g.isStopped() }, g.wakeup, -1)
 }

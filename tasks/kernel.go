@@ -167,6 +167,8 @@ type Kernel struct {
 	acct *vm.MemAccount
 	// threads counts live guest threads (Limits.MaxThreads).
 	threads atomic.Int64
+	// ipc is the System V IPC namespace (sysv_ipc.go).
+	ipc ipcNamespace
 }
 
 // NewKernel returns a kernel with the given options.

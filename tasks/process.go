@@ -156,6 +156,7 @@ func (t *Task) forkProcess(flags, stack, ptid, tls, ctid uint64) uint64 {
 	nt := child.newTask(cpu, child.pid)
 	nt.blocked = t.blocked
 	nt.alt = t.alt
+	nt.comm = t.comm
 	if t.utask != nil && nt.utask != nil {
 		t.utask.CopyProcess(nt.utask, flags&cloneVfork != 0)
 		nt.forkChild = flags&cloneVM == 0
@@ -182,17 +183,9 @@ func (t *Task) forkProcess(flags, stack, ptid, tls, ctid uint64) uint64 {
 				return false
 			}
 		}
-		for !closed() && !t.killed.Load() {
-			t.wait(closed, func() <-chan struct{} { return done }, -1)
-			if t.sigPending() && !closed() {
-				// Linux's vfork wait is killable only; other signals wait
-				// for the child like the parent does.
-				if t.killed.Load() {
-					break
-				}
-				t.wait(closed, func() <-chan struct{} { return done }, 1e6)
-			}
-		}
+		// Linux's vfork wait is killable only; other signals wait for the
+		// child like the parent does.
+		t.waitKillable(closed, func() <-chan struct{} { return done }, -1)
 	}
 	return uint64(child.pid)
 }
@@ -213,10 +206,13 @@ func (tg *ThreadGroup) groupExited() {
 	if len(k.groups) > 0 {
 		init = k.groups[0]
 	}
+	orphans := tg.proc.children
 	for _, c := range tg.proc.children {
-		if init != nil && init != tg {
-			c.proc.parent = init
-			init.proc.children = append(init.proc.children, c)
+		if r := tg.reaperLocked(init); r != nil {
+			c.proc.parent = r
+			r.proc.children = append(r.proc.children, c)
+			close(r.proc.childEvent)
+			r.proc.childEvent = make(chan struct{})
 		} else {
 			c.proc.parent = nil
 		}
@@ -229,6 +225,7 @@ func (tg *ThreadGroup) groupExited() {
 	}
 	sig := tg.proc.exitSignal
 	k.procMu.Unlock()
+	sendPdeathSignals(orphans)
 	if parent == nil || sig == 0 {
 		return
 	}
@@ -298,6 +295,7 @@ func (tg *ThreadGroup) reapLocked(c *ThreadGroup) {
 	}
 	tg.proc.children = out
 	delete(tg.k.procs, c.pid)
+	tg.addChildUsage(c)
 	// A reaped process leaves nothing behind in the kernel.
 	k := tg.k
 	k.mu.Lock()
@@ -374,7 +372,7 @@ func (t *Task) sysWait4(pid int32, statusAddr, options, rusage uint64) uint64 {
 		}
 	}
 	if rusage != 0 {
-		t.writeBytes(rusage, make([]byte, 144))
+		t.writeBytes(rusage, z.totalUsage().encode())
 	}
 	t.tg.k.event("%d wait4 %d status=%#x", t.tid, z.pid, status)
 	return uint64(z.pid)
@@ -391,6 +389,11 @@ func (t *Task) sysWaitid(idtype uint64, id int32, infop, options uint64) uint64 
 		pid = -id
 		if id == 0 {
 			pid = 0
+		}
+	case 3: // P_PIDFD
+		var e Errno
+		if pid, e = t.pidfdTarget(id); e != 0 {
+			return errRet(e)
 		}
 	default:
 		return errRet(EINVAL)
@@ -648,10 +651,12 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 		if o != t {
 			o.killed.Store(true)
 			o.cpu.Interrupt()
+			o.interruptWait()
 		}
 	}
 	tg.mu.Unlock()
 	k.futexes.wakeAll(tg.mm)
+	tg.deletePosixTimers() // exec keeps the interval timers only
 	if t.utask != nil {
 		t.utask.Free(t.uregs)
 	}
@@ -659,6 +664,7 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 	oldMM := tg.mm
 	tg.mu.Lock()
 	tg.mm, tg.arch, tg.img = mm, a, img
+	t.comm, tg.pr.undumpable = "", false
 	tg.cmdline = cmdline(argv)
 	tg.environ = cmdline(envp)
 	tg.mu.Unlock()

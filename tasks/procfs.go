@@ -44,16 +44,10 @@ func (t *Task) procFile(g string) (data []byte, ok bool) {
 	return nil, false
 }
 
-// procComm is /proc/PID/comm: the executable's name, at most 15 bytes.
+// procComm is /proc/PID/comm: the main thread's name (PR_SET_NAME, or
+// the executable's, at most 15 bytes).
 func (t *Task) procComm() []byte {
-	name := t.tg.mm.ExePath
-	if i := strings.LastIndexByte(name, '/'); i >= 0 {
-		name = name[i+1:]
-	}
-	if len(name) > 15 {
-		name = name[:15]
-	}
-	return []byte(name + "\n")
+	return []byte(t.tg.leaderComm(t) + "\n")
 }
 
 // procStatus is /proc/PID/status (the fields programs parse: identity,

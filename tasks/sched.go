@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"sort"
 	"sync"
@@ -299,62 +300,158 @@ func (s *detSched) wakeReadyLocked() {
 	s.blocked = out
 }
 
-// wait blocks t until ready() returns true, or timeoutNs nanoseconds of
-// the kernel's clock pass (timeoutNs < 0: no timeout). wake, when not nil,
-// returns a channel that is closed when ready() may have changed (used by
-// the parallel scheduler to sleep without polling). It reports whether the
-// timeout expired. A killed task returns at once.
+// wait blocks t until ready() returns true, a signal is pending, the task
+// is killed, or timeoutNs nanoseconds of the kernel's clock pass
+// (timeoutNs < 0: no timeout). It reports whether the timeout expired.
+//
+// wake says when ready() may have changed: it returns a channel that is
+// closed at the next change (the parallel scheduler sleeps on it, on the
+// signal-notify channel and on one deadline timer, never polling). A nil
+// wake means ready() changes only with signals, kills and time (sleeps).
+// A wake that returns a nil channel means the caller has no channel for
+// this condition: the wait then re-checks it every 50 ms (a fallback for
+// callers not yet converted; waitChans takes any number of channels).
+// The deterministic scheduler ignores wake and re-evaluates ready() at
+// every switch.
 func (t *Task) wait(ready func() bool, wake func() <-chan struct{}, timeoutNs int64) (timedOut bool) {
+	var chans func(buf []<-chan struct{}) []<-chan struct{}
+	if wake != nil {
+		chans = func(buf []<-chan struct{}) []<-chan struct{} { return append(buf, wake()) }
+	}
+	return t.waitOn(ready, chans, timeoutNs, true)
+}
+
+// waitChans is wait with any number of wake channels: wake appends the
+// channels to watch to buf (any one closing means ready() may have
+// changed) and returns it.
+func (t *Task) waitChans(ready func() bool, wake func(buf []<-chan struct{}) []<-chan struct{}, timeoutNs int64) (timedOut bool) {
+	return t.waitOn(ready, wake, timeoutNs, true)
+}
+
+// waitKillable is wait that signals do not end (Linux's TASK_KILLABLE):
+// only ready(), a kill or the timeout. Used for group stop and vfork.
+func (t *Task) waitKillable(ready func() bool, wake func() <-chan struct{}, timeoutNs int64) (timedOut bool) {
+	var chans func(buf []<-chan struct{}) []<-chan struct{}
+	if wake != nil {
+		chans = func(buf []<-chan struct{}) []<-chan struct{} { return append(buf, wake()) }
+	}
+	return t.waitOn(ready, chans, timeoutNs, false)
+}
+
+// legacyPoll is how often a wait whose wake channel is nil re-checks its
+// condition.
+const legacyPoll = 50 * time.Millisecond
+
+func (t *Task) waitOn(ready func() bool, wake func(buf []<-chan struct{}) []<-chan struct{}, timeoutNs int64, interruptible bool) (timedOut bool) {
 	k := t.tg.k
+	done := func() bool {
+		return t.killed.Load() || interruptible && t.sigPending() || ready()
+	}
 	if k.det != nil {
-		w := &detWait{ready: func() bool { return t.killed.Load() || t.sigPending() || ready() }, deadline: -1}
+		w := &detWait{ready: done, deadline: -1}
 		if timeoutNs >= 0 {
 			w.deadline = k.det.now() + timeoutNs
 		}
 		return k.det.block(t, w)
 	}
-	var deadline time.Time
-	if timeoutNs >= 0 {
-		deadline = time.Now().Add(time.Duration(timeoutNs))
+	if done() {
+		return false
 	}
-	t.notifyMu.Lock()
-	sigch := make(chan struct{})
-	t.notify = sigch
-	t.notifyMu.Unlock()
+	if timeoutNs == 0 {
+		return true
+	}
+	var tc <-chan time.Time
+	if timeoutNs > 0 {
+		tm := time.NewTimer(time.Duration(timeoutNs))
+		defer tm.Stop()
+		tc = tm.C
+	}
+	var sigch chan struct{}
+	arm := func() {
+		t.notifyMu.Lock()
+		sigch = make(chan struct{})
+		t.notify = sigch
+		t.notifyMu.Unlock()
+	}
+	arm()
 	defer func() {
 		t.notifyMu.Lock()
 		t.notify = nil
 		t.notifyMu.Unlock()
 	}()
+	var buf [4]<-chan struct{}
+	var cases []reflect.SelectCase
 	for {
-		var ch <-chan struct{}
+		var chans []<-chan struct{}
 		if wake != nil {
-			ch = wake()
+			chans = wake(buf[:0])
 		}
-		if ready() || t.killed.Load() || t.sigPending() {
+		if done() {
 			return false
 		}
-		d := 50 * time.Millisecond
-		if timeoutNs >= 0 {
-			left := time.Until(deadline)
-			if left <= 0 {
-				return true
+		var poll <-chan time.Time
+		var pt *time.Timer
+		for i, c := range chans {
+			if c == nil {
+				// No channel for this condition: re-check periodically.
+				pt = time.NewTimer(legacyPoll)
+				poll = pt.C
+				chans = append(chans[:i:i], chans[i+1:]...)
+				break
 			}
-			d = min(d, left)
 		}
-		tm := time.NewTimer(d)
+		switch len(chans) {
+		case 0:
+			select {
+			case <-sigch:
+			case <-tc:
+				return !done()
+			case <-poll:
+			}
+		case 1:
+			select {
+			case <-chans[0]:
+			case <-sigch:
+			case <-tc:
+				return !done()
+			case <-poll:
+			}
+		case 2:
+			select {
+			case <-chans[0]:
+			case <-chans[1]:
+			case <-sigch:
+			case <-tc:
+				return !done()
+			case <-poll:
+			}
+		default:
+			cases = cases[:0]
+			cases = append(cases,
+				reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(sigch)},
+				reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(tc)},
+				reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(poll)})
+			for _, c := range chans {
+				cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(c)})
+			}
+			if i, _, _ := reflect.Select(cases); i == 1 {
+				return !done()
+			}
+		}
+		if pt != nil {
+			pt.Stop()
+		}
 		select {
-		case <-ch:
 		case <-sigch:
-		case <-tm.C:
+			arm() // a signal came: wait for the next one
+		default:
 		}
-		tm.Stop()
 	}
 }
 
 // interruptWait makes a blocking wait of t re-check its condition at once
-// (a signal arrived). Waits also poll their condition at least every 50 ms
-// in parallel mode and at every switch in deterministic mode.
+// (a signal arrived, or the task was killed). Deterministic waits
+// re-check at every switch.
 func (t *Task) interruptWait() {
 	t.notifyMu.Lock()
 	if t.notify != nil {

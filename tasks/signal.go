@@ -110,6 +110,9 @@ func (tg *ThreadGroup) sendSignal(info signals.SigInfo, target *Task) Errno {
 	if res == signals.SendQueueFull {
 		return EAGAIN
 	}
+	if res == signals.SendQueued {
+		tg.notifySignalQueued()
+	}
 	for _, o := range wake {
 		o.wakeForSignal()
 	}
@@ -211,6 +214,7 @@ func (t *Task) handleSignalsOnce(sc *syscallResult) bool {
 	info, act, disp := sh.GetSignal(&t.pending, &tg.shared, t.blocked)
 	t.recalcLocked()
 	sh.Siglock.Unlock()
+	tg.timerSignalDequeued(&info)
 	sig := signals.Signal(info.Signo)
 	switch disp {
 	case signals.DispNone:
@@ -281,15 +285,32 @@ func (t *Task) finishSyscall(sc *syscallResult, handler bool, act signals.SigAct
 	switch signals.SyscallRestart(sc.ret, handler, act) {
 	case signals.RestartEINTR:
 		t.cpu.SetReg(a.ret, errRet(EINTR))
-	case signals.RestartSyscall, signals.RestartRestartBlock:
-		// restart_syscall is approximated by re-issuing the original
-		// call (a nanosleep restarts with its full duration).
+	case signals.RestartSyscall:
 		if a == &amd64ABI {
 			t.cpu.SetReg(a.nr, sc.nr)
 		} else {
 			t.cpu.SetReg(0, sc.origArg0)
 		}
 		t.cpu.SetPC(t.cpu.PC() - insn)
+	case signals.RestartRestartBlock:
+		// restart_syscall runs t.restartBlock (the rest of a nanosleep
+		// or poll); without one it re-issues the original call.
+		if t.restartBlock == nil {
+			if a == &amd64ABI {
+				t.cpu.SetReg(a.nr, sc.nr)
+			} else {
+				t.cpu.SetReg(0, sc.origArg0)
+			}
+		} else if a == &amd64ABI {
+			t.cpu.SetReg(a.nr, 219) // __NR_restart_syscall
+		} else {
+			t.cpu.SetReg(0, sc.origArg0)
+			t.cpu.SetReg(a.nr, 128)
+		}
+		t.cpu.SetPC(t.cpu.PC() - insn)
+	}
+	if handler {
+		t.restartBlock = nil
 	}
 }
 

@@ -909,21 +909,6 @@ func (t *Task) sysFchdir(fd int32) uint64 {
 	return t.chdirTo(f.path)
 }
 
-func (t *Task) sysFtruncate(fd int32, size int64) uint64 {
-	f, ok := t.tg.fds.get(fd)
-	if !ok {
-		return errRet(EBADF)
-	}
-	h, isHost := f.hostOS()
-	if !isHost || f.flags&oACCMODE == oRDONLY {
-		return errRet(EINVAL)
-	}
-	if size < 0 {
-		return errRet(EINVAL)
-	}
-	return errOr0(errnoOf(h.Truncate(size)))
-}
-
 func (t *Task) sysFchmod(fd int32, mode uint64) uint64 {
 	f, ok := t.tg.fds.get(fd)
 	if !ok {
@@ -971,87 +956,15 @@ const (
 	pollNVAL = 0x20
 )
 
-// sysPoll waits for readiness. Pipes and eventfds report real readiness;
-// regular files, directories and host stdio are always ready (as Linux
-// reports regular files; a host stdin read then blocks until data comes).
-// Timeouts are on the kernel's clock; a signal ends the wait with EINTR.
-func (t *Task) sysPoll(fdsAddr, nfds uint64, timeoutMs int64) uint64 {
-	if nfds > maxFDs {
-		return errRet(EINVAL)
-	}
-	raw, e := t.readBuf(fdsAddr, nfds*8)
-	if e != 0 {
-		return errRet(e)
-	}
-	scan := func() int {
-		ready := 0
-		for i := uint64(0); i < nfds; i++ {
-			rec := raw[i*8:]
-			fd := int32(binary.LittleEndian.Uint32(rec))
-			events := binary.LittleEndian.Uint16(rec[4:])
-			var rev uint16
-			if fd >= 0 {
-				if f, ok := t.tg.fds.get(fd); !ok {
-					rev = pollNVAL
-				} else {
-					rev = pollReady(f, events)
-				}
-			}
-			binary.LittleEndian.PutUint16(rec[6:], rev)
-			if rev != 0 {
-				ready++
-			}
-		}
-		return ready
-	}
-	ready := scan()
-	if ready == 0 && timeoutMs != 0 {
-		timeout := int64(-1)
-		if timeoutMs > 0 {
-			timeout = timeoutMs * 1e6
-		}
-		timedOut := t.wait(func() bool { return scan() > 0 }, nil, timeout)
-		ready = scan()
-		if ready == 0 && !timedOut {
-			return errRet(Errno(erestartnohand))
-		}
-	}
-	if nfds > 0 {
-		if e := t.writeBytes(fdsAddr, raw); e != 0 {
-			return errRet(e)
-		}
-	}
-	return uint64(ready)
-}
-
-// erestartnohand is Linux's ERESTARTNOHAND: restart unless a handler ran.
-const erestartnohand = 514
-
-func (t *Task) sysPpoll(fdsAddr, nfds, tsAddr uint64) uint64 {
-	timeout := int64(-1)
-	if tsAddr != 0 {
-		ns, e := t.readTimespec(tsAddr)
-		if e != 0 {
-			return errRet(e)
-		}
-		timeout = ns / 1e6
-	}
-	return t.sysPoll(fdsAddr, nfds, timeout)
-}
-
 func (t *Task) sysLinkat(oldfd int32, oldAddr uint64, newfd int32, newAddr, flags uint64) uint64 {
 	if flags&^uint64(0x400|atEmptyPath) != 0 { // AT_SYMLINK_FOLLOW, AT_EMPTY_PATH
 		return errRet(EINVAL)
 	}
-	_, oh, e := t.resolve(oldfd, oldAddr)
+	fsys, o, n, e := t.twoPaths(oldfd, oldAddr, newfd, newAddr)
 	if e != 0 {
 		return errRet(e)
 	}
-	_, nh, e := t.resolve(newfd, newAddr)
-	if e != 0 {
-		return errRet(e)
-	}
-	return errOr0(errnoOf(os.Link(oh, nh)))
+	return errOr0(errnoOf(fsys.link(o, n)))
 }
 
 func (t *Task) sysSymlinkat(targetAddr uint64, newfd int32, newAddr uint64) uint64 {

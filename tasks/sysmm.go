@@ -103,6 +103,9 @@ func (t *Task) fileMapping(f *openFile, v *vm.VMA, off, prot, flags uint64) Errn
 	if d, ok := f.ops.(*memDev); ok && d.minor == devZeroMinor {
 		return 0 // anonymous memory, as Linux's mmap_zero
 	}
+	if m, ok := f.ops.(*memfdFile); ok {
+		return m.mapping(f, v, off, prot, flags)
+	}
 	host, isHost := f.hostOS()
 	if !isHost {
 		return ENODEV

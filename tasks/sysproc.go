@@ -2,8 +2,10 @@ package tasks
 
 import (
 	"encoding/binary"
+	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"uvm/vm"
@@ -50,14 +52,6 @@ func (t *Task) sysUname(buf uint64) uint64 {
 	return errOr0(t.writeBytes(buf, b))
 }
 
-func (t *Task) sysGetrusage(buf uint64) uint64 {
-	b := make([]byte, 144)
-	el := time.Duration(t.tg.k.uptimeNs())
-	binary.LittleEndian.PutUint64(b[0:], uint64(el/time.Second))
-	binary.LittleEndian.PutUint64(b[8:], uint64(el%time.Second/time.Microsecond))
-	return errOr0(t.writeBytes(buf, b))
-}
-
 func (t *Task) sysSysinfo(buf uint64) uint64 {
 	b := make([]byte, 112)
 	le := binary.LittleEndian
@@ -79,20 +73,6 @@ func (t *Task) sysTimes(buf uint64) uint64 {
 		}
 	}
 	return ticks
-}
-
-func (t *Task) sysPrctl(op, arg uint64) uint64 {
-	switch op {
-	case 15: // PR_SET_NAME
-		return 0
-	case 16: // PR_GET_NAME
-		return errOr0(t.writeBytes(arg, append([]byte("uvm-guest"), make([]byte, 7)...)))
-	case 38: // PR_SET_NO_NEW_PRIVS
-		return 0
-	case 0x59616d61: // PR_SET_PTRACER
-		return 0
-	}
-	return errRet(EINVAL)
 }
 
 // gsBaser is implemented by the x86-64 CPU.
@@ -182,11 +162,11 @@ func (t *Task) clockNow(id int32) (int64, Errno) {
 	case clockMonotonic, clockMonotonicRaw, clockMonotonicCoarse, clockBoottime:
 		return k.uptimeNs() + int64(monoBase), 0
 	case clockProcessCPUTime, clockThreadCPUTime:
-		return k.uptimeNs(), 0
+		return t.tg.cpuNs(id, t), 0 // retired instructions (timers.go)
 	}
 	if id < 0 {
-		// Dynamic CPU clocks (per pid/tid): approximated likewise.
-		return k.uptimeNs(), 0
+		// Dynamic CPU clocks (per pid/tid; timers.go).
+		return t.dynamicCPUClockNs(id)
 	}
 	return 0, EINVAL
 }
@@ -276,62 +256,6 @@ func (t *Task) sysTime(addr uint64) uint64 {
 	return now
 }
 
-// sleepFor sleeps ns nanoseconds of the kernel's clock unless the thread
-// group is exiting.
-func sleepFor(t *Task, ns int64) {
-	if ns <= 0 {
-		if t.tg.k.det != nil {
-			t.tg.k.det.yield(t)
-		}
-		return
-	}
-	t.wait(func() bool { return false }, nil, ns)
-}
-
-func (t *Task) sysNanosleep(req, rem uint64) uint64 {
-	ns, e := t.readTimespec(req)
-	if e != 0 {
-		return errRet(e)
-	}
-	return t.interruptibleSleep(ns, rem)
-}
-
-// interruptibleSleep sleeps ns nanoseconds; a signal ends it early with
-// EINTR and the remaining time in rem (when not 0).
-func (t *Task) interruptibleSleep(ns int64, rem uint64) uint64 {
-	start := t.tg.k.uptimeNs()
-	sleepFor(t, ns)
-	if t.sigPending() && !t.killed.Load() {
-		if left := ns - (t.tg.k.uptimeNs() - start); left > 0 {
-			if rem != 0 {
-				t.putTimespec(rem, left)
-			}
-			return errRet(EINTR)
-		}
-	}
-	return 0
-}
-
-func (t *Task) sysClockNanosleep(id int32, flags, req, rem uint64) uint64 {
-	ns, e := t.readTimespec(req)
-	if e != 0 {
-		return errRet(e)
-	}
-	if flags&1 != 0 { // TIMER_ABSTIME
-		now, e := t.clockNow(id)
-		if e != 0 {
-			return errRet(e)
-		}
-		ns -= now
-	} else if _, e := t.clockNow(id); e != 0 {
-		return errRet(e)
-	}
-	if flags&1 != 0 {
-		rem = 0
-	}
-	return t.interruptibleSleep(ns, rem)
-}
-
 // Clone flags.
 const (
 	cloneVM            = 0x100
@@ -354,6 +278,13 @@ const (
 // without CLONE_VM) belongs to the process model and fails loudly here.
 func (t *Task) sysClone(flags, stack, ptid, tls, ctid uint64) uint64 {
 	const threadFlags = cloneVM | cloneThread | cloneSighand
+	if flags&clonePidfd != 0 {
+		// clone(2) returns the pidfd through the parent_tid argument.
+		if flags&(cloneThread|cloneDetached|cloneParentSettid) != 0 {
+			return errRet(EINVAL)
+		}
+		return t.clonePidfdResult(t.forkProcess(flags&^clonePidfd, stack, ptid, tls, ctid), ptid)
+	}
 	if flags&cloneThread == 0 {
 		return t.forkProcess(flags, stack, ptid, tls, ctid)
 	}
@@ -380,6 +311,9 @@ func (t *Task) sysClone(flags, stack, ptid, tls, ctid uint64) uint64 {
 	}
 	nt := tg.newTask(cpu, tid)
 	nt.blocked = t.blocked
+	tg.mu.Lock()
+	nt.comm = t.comm
+	tg.mu.Unlock()
 	if t.utask != nil && nt.utask != nil {
 		t.utask.CopyProcess(nt.utask, false)
 	}
@@ -416,12 +350,15 @@ func (t *Task) sysClone3(args, size uint64) uint64 {
 	}
 	flags |= le.Uint64(b[32:]) & 0xff // exit_signal
 	stack, stackSize, tls := le.Uint64(b[40:]), le.Uint64(b[48:]), le.Uint64(b[56:])
-	if flags&clonePidfd != 0 {
-		return errRet(EINVAL)
-	}
 	sp := uint64(0)
 	if stack != 0 {
 		sp = stack + stackSize
+	}
+	if flags&clonePidfd != 0 {
+		if flags&(cloneThread|cloneDetached) != 0 {
+			return errRet(EINVAL)
+		}
+		return t.clonePidfdResult(t.sysClone(flags&^clonePidfd, sp, ptid, tls, ctid), le.Uint64(b[8:]))
 	}
 	return t.sysClone(flags, sp, ptid, tls, ctid)
 }
@@ -544,4 +481,311 @@ func (t *Task) futexWakeOp(addr uint64, val, val2 uint32, addr2 uint64, enc uint
 	}
 	ft.mu.Unlock()
 	return uint64(n)
+}
+
+// tgPrctl is a process's prctl state and its reaped children's resource
+// usage (ThreadGroup.pr, protected by ThreadGroup.mu).
+type tgPrctl struct {
+	// pdeathSig is PR_SET_PDEATHSIG's signal, sent when the parent exits.
+	pdeathSig int
+	// subreaper is PR_SET_CHILD_SUBREAPER: orphaned descendants are
+	// reparented here rather than to the first process.
+	subreaper   bool
+	undumpable  bool
+	noNewPrivs  bool
+	keepCaps    bool
+	thpDisable  bool
+	timerSlack  uint64
+	maxRSSPages int64
+	// children is what the reaped children (and, through them, their
+	// reaped descendants) used: RUSAGE_CHILDREN.
+	children rusage
+}
+
+// rusage is the part of struct rusage uvm counts.
+type rusage struct {
+	utimeNs int64
+	maxRSS  int64 // pages
+	minflt  int64
+}
+
+// prctl options (include/uapi/linux/prctl.h).
+const (
+	prSetPdeathsig            = 1
+	prGetPdeathsig            = 2
+	prGetDumpable             = 3
+	prSetDumpable             = 4
+	prGetKeepcaps             = 7
+	prSetKeepcaps             = 8
+	prSetName                 = 15
+	prGetName                 = 16
+	prGetSeccomp              = 21
+	prCapbsetRead             = 23
+	prSetTimerslack           = 29
+	prGetTimerslack           = 30
+	prSetChildSubreaper       = 36
+	prGetChildSubreaper       = 37
+	prSetNoNewPrivs           = 38
+	prGetNoNewPrivs           = 39
+	prGetTIDAddress           = 40
+	prSetTHPDisable           = 41
+	prGetTHPDisable           = 42
+	prSetPtracer              = 0x59616d61
+	prCapLastCap              = 40
+	defaultTimerSlackNs       = 50000
+	rusageSelf                = 0
+	rusageThread              = 1
+	rusageChildren      int64 = -1
+)
+
+func (t *Task) sysPrctl(op, arg uint64) uint64 {
+	tg := t.tg
+	switch op {
+	case prSetName:
+		b := make([]byte, 16)
+		n := 0
+		for ; n < 15; n++ {
+			if tg.mm.ReadAt(b[n:n+1], arg+uint64(n)) != nil {
+				return errRet(EFAULT)
+			}
+			if b[n] == 0 {
+				break
+			}
+		}
+		tg.mu.Lock()
+		t.comm = string(b[:n])
+		tg.mu.Unlock()
+		return 0
+	case prGetName:
+		b := make([]byte, 16)
+		copy(b[:15], t.commName())
+		return errOr0(t.writeBytes(arg, b))
+	case prSetPdeathsig:
+		if arg > nSig {
+			return errRet(EINVAL)
+		}
+		tg.mu.Lock()
+		tg.pr.pdeathSig = int(arg)
+		tg.mu.Unlock()
+		return 0
+	case prGetPdeathsig:
+		tg.mu.Lock()
+		v := tg.pr.pdeathSig
+		tg.mu.Unlock()
+		return errOr0(t.putU32(arg, uint32(v)))
+	case prGetDumpable:
+		tg.mu.Lock()
+		defer tg.mu.Unlock()
+		if tg.pr.undumpable {
+			return 0
+		}
+		return 1
+	case prSetDumpable:
+		if arg > 1 {
+			return errRet(EINVAL)
+		}
+		tg.mu.Lock()
+		tg.pr.undumpable = arg == 0
+		tg.mu.Unlock()
+		return 0
+	case prSetChildSubreaper:
+		tg.mu.Lock()
+		tg.pr.subreaper = arg != 0
+		tg.mu.Unlock()
+		return 0
+	case prGetChildSubreaper:
+		tg.mu.Lock()
+		v := tg.pr.subreaper
+		tg.mu.Unlock()
+		return errOr0(t.putU32(arg, b2u(v)))
+	case prSetNoNewPrivs:
+		if arg != 1 || t.arg(2)|t.arg(3)|t.arg(4) != 0 {
+			return errRet(EINVAL)
+		}
+		tg.mu.Lock()
+		tg.pr.noNewPrivs = true
+		tg.mu.Unlock()
+		return 0
+	case prGetNoNewPrivs:
+		if arg|t.arg(2)|t.arg(3)|t.arg(4) != 0 {
+			return errRet(EINVAL)
+		}
+		tg.mu.Lock()
+		defer tg.mu.Unlock()
+		return uint64(b2u(tg.pr.noNewPrivs))
+	case prGetKeepcaps:
+		tg.mu.Lock()
+		defer tg.mu.Unlock()
+		return uint64(b2u(tg.pr.keepCaps))
+	case prSetKeepcaps:
+		if arg > 1 {
+			return errRet(EINVAL)
+		}
+		tg.mu.Lock()
+		tg.pr.keepCaps = arg == 1
+		tg.mu.Unlock()
+		return 0
+	case prGetSeccomp:
+		return 0
+	case prCapbsetRead:
+		if arg > prCapLastCap {
+			return errRet(EINVAL)
+		}
+		return 1
+	case prSetTimerslack:
+		tg.mu.Lock()
+		tg.pr.timerSlack = arg
+		tg.mu.Unlock()
+		return 0
+	case prGetTimerslack:
+		tg.mu.Lock()
+		defer tg.mu.Unlock()
+		if tg.pr.timerSlack == 0 {
+			return defaultTimerSlackNs
+		}
+		return tg.pr.timerSlack
+	case prGetTIDAddress:
+		return errOr0(t.putU64(arg, t.clearChildTID))
+	case prSetTHPDisable:
+		if t.arg(2)|t.arg(3)|t.arg(4) != 0 {
+			return errRet(EINVAL)
+		}
+		tg.mu.Lock()
+		tg.pr.thpDisable = arg != 0
+		tg.mu.Unlock()
+		return 0
+	case prGetTHPDisable:
+		tg.mu.Lock()
+		defer tg.mu.Unlock()
+		return uint64(b2u(tg.pr.thpDisable))
+	case prSetPtracer:
+		return 0
+	}
+	name := fmt.Sprintf("prctl option %d", op)
+	if tg.k.noteUnimplemented(name) {
+		tg.k.logf("unimplemented %s", name)
+	}
+	return errRet(EINVAL)
+}
+
+func b2u(b bool) uint32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// commName is the thread's name: its PR_SET_NAME name, or the
+// executable's base name (at most 15 bytes, as TASK_COMM_LEN).
+func (t *Task) commName() string {
+	t.tg.mu.Lock()
+	c := t.comm
+	t.tg.mu.Unlock()
+	if c != "" {
+		return c
+	}
+	name := t.tg.mm.ExePath
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	if len(name) > 15 {
+		name = name[:15]
+	}
+	return name
+}
+
+// leaderComm is /proc/PID/comm's name: the main thread's.
+func (tg *ThreadGroup) leaderComm(caller *Task) string {
+	tg.mu.Lock()
+	leader := tg.tasks[tg.pid]
+	tg.mu.Unlock()
+	if leader == nil {
+		leader = caller
+	}
+	return leader.commName()
+}
+
+// selfUsage is the process's own resource usage so far.
+func (tg *ThreadGroup) selfUsage() rusage {
+	ns := tg.k.opts.NsPerInsn
+	if ns <= 0 {
+		ns = 1
+	}
+	rss := tg.mm.RSS()
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	tg.pr.maxRSSPages = max(tg.pr.maxRSSPages, rss)
+	var n uint64
+	for _, r := range tg.retired {
+		n += r
+	}
+	for _, t := range tg.tasks {
+		n += t.cpu.Retired()
+	}
+	return rusage{utimeNs: int64(n) * ns, maxRSS: tg.pr.maxRSSPages, minflt: tg.pr.maxRSSPages}
+}
+
+// totalUsage is what wait4 reports for a reaped child: its own usage and
+// its reaped descendants'.
+func (tg *ThreadGroup) totalUsage() rusage {
+	u := tg.selfUsage()
+	tg.mu.Lock()
+	c := tg.pr.children
+	tg.mu.Unlock()
+	u.utimeNs += c.utimeNs
+	u.minflt += c.minflt
+	u.maxRSS = max(u.maxRSS, c.maxRSS)
+	return u
+}
+
+// addChildUsage records a reaped child's usage (RUSAGE_CHILDREN).
+func (tg *ThreadGroup) addChildUsage(c *ThreadGroup) {
+	u := c.totalUsage()
+	tg.mu.Lock()
+	tg.pr.children.utimeNs += u.utimeNs
+	tg.pr.children.minflt += u.minflt
+	tg.pr.children.maxRSS = max(tg.pr.children.maxRSS, u.maxRSS)
+	tg.mu.Unlock()
+}
+
+// encode writes a struct rusage (144 bytes on both arches).
+func (u rusage) encode() []byte {
+	b := make([]byte, 144)
+	le := binary.LittleEndian
+	le.PutUint64(b[0:], uint64(u.utimeNs/1e9))
+	le.PutUint64(b[8:], uint64(u.utimeNs%1e9/1e3))
+	le.PutUint64(b[32:], uint64(u.maxRSS*vm.PageSize/1024))
+	le.PutUint64(b[64:], uint64(u.minflt))
+	return b
+}
+
+func (t *Task) sysGetrusage(who int64, buf uint64) uint64 {
+	var u rusage
+	switch who {
+	case rusageSelf:
+		u = t.tg.selfUsage()
+	case rusageThread:
+		ns := t.tg.k.opts.NsPerInsn
+		if ns <= 0 {
+			ns = 1
+		}
+		u = t.tg.selfUsage()
+		u.utimeNs = int64(t.cpu.Retired()) * ns
+	case rusageChildren:
+		t.tg.mu.Lock()
+		u = t.tg.pr.children
+		t.tg.mu.Unlock()
+	default:
+		return errRet(EINVAL)
+	}
+	return errOr0(t.writeBytes(buf, u.encode()))
+}
+
+// exitIPC runs as the process's last thread exits, before its address
+// space is released: SEM_UNDO adjustments are applied (the address
+// space going away detaches its shared memory segments by itself), and
+// the peak resident set is recorded for the parent's getrusage.
+func (tg *ThreadGroup) exitIPC() {
+	tg.selfUsage()
+	tg.k.exitSem(tg)
 }

@@ -70,6 +70,9 @@ type ThreadGroup struct {
 	// the last SIGXCPU (both protected by mu).
 	rlim     rlimits
 	xcpuSent uint64
+	// timers is the POSIX timers, ITIMER_VIRTUAL/PROF and signalfd
+	// wake-ups (timers.go).
+	timers tgTimers
 	// environ is /proc/self/environ: the environment the guest was
 	// started or exec'ed with (never uvm's own), set at exec.
 	environ []byte
@@ -83,6 +86,8 @@ type ThreadGroup struct {
 	itimer itimerState
 	// proc is the group's place in the process tree (Kernel.procMu).
 	proc procState
+	// pr is the prctl and rusage state (sysproc.go; protected by mu).
+	pr tgPrctl
 
 	live sync.WaitGroup // running tasks
 	done chan struct{}  // closed when the last task exits
@@ -119,6 +124,9 @@ type Task struct {
 	alt     signals.StackT
 	// savedBlocked is the mask to restore after rt_sigsuspend.
 	savedBlocked *signals.SigSet
+	// restartBlock is what restart_syscall runs (nanosleep, poll; see
+	// timers.go), set with ERESTART_RESTARTBLOCK.
+	restartBlock func(t *Task) uint64
 	// flags is the thread-flag word (TIF_SIGPENDING …), atomic.
 	flags signals.ThreadFlags
 	// fault is the last memory fault, for the signal frame's fault context.
@@ -154,6 +162,9 @@ type Task struct {
 	sliceLeft int64
 	// clock is the guest profiler's per-thread sampling clock.
 	clock guestprof.Clock
+	// comm is the thread's PR_SET_NAME name (protected by tg.mu; "":
+	// the executable's name).
+	comm string
 }
 
 func (tg *ThreadGroup) newTask(cpu vm.CPU, tid int32) *Task {
@@ -225,6 +236,7 @@ func (t *Task) run() {
 			ex = t.runSampled(budget)
 		}
 		t.account()
+		t.cpuTimerTick()
 		if k.det != nil {
 			t.sliceLeft -= int64(t.cpu.Retired() - before)
 			if t.sliceLeft <= 0 && !(ex.Reason == vm.ExitStep && stepping) {
@@ -495,6 +507,7 @@ func (tg *ThreadGroup) exitGroup(st ExitStatus) {
 	for _, o := range tg.tasks {
 		o.killed.Store(true)
 		o.cpu.Interrupt()
+		o.interruptWait()
 	}
 	tg.mu.Unlock()
 	tg.k.futexes.wakeAll(tg.mm)
@@ -534,6 +547,7 @@ func (t *Task) exited() {
 			tg.fds.closeAll()
 			tg.explainGoUretprobeFailure()
 			tg.releaseUprobes()
+			tg.exitIPC()
 			if h := tg.k.opts.ProcessExit; h != nil {
 				h(tg)
 			}

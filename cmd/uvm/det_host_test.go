@@ -171,8 +171,9 @@ func detHostMatrix(t *testing.T, args []string, stdin []byte) uvmResult {
 // runtime sizes itself from the CPU count, parks and wakes threads on
 // futexes, preempts goroutines with SIGURG and reads the clock) in plain
 // --det and with chaos quanta, go-preempt (preemption and a
-// stop-the-world while a goroutine spins) and sig_alarm (an interval
-// timer on the virtual clock). TestDetChaos and TestVirtualClock run the
+// stop-the-world while a goroutine spins), sig_alarm (an interval
+// timer on the virtual clock) and timers (POSIX, CPU-time, timerfd and
+// signalfd timers). TestDetChaos and TestVirtualClock run the
 // matrix over threads and clockloop.
 func TestDetHostIndependent(t *testing.T) {
 	chaos := []string{"--det-chaos", "--quantum", "3000", "--seed", "5"}
@@ -185,6 +186,7 @@ func TestDetHostIndependent(t *testing.T) {
 		{"go-detfib", detfibWant(), [][]string{{"--det"}, chaos}},
 		{"go-preempt", "", [][]string{{"--det"}}},
 		{"sig_alarm", "", [][]string{{"--det"}}},
+		{"timers", "", [][]string{{"--det"}}},
 	}
 	if testing.Short() || raceEnabled {
 		guests = guests[:1]
