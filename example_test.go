@@ -5,7 +5,7 @@ import (
 	"context"
 	"fmt"
 
-	"uvm"
+	"github.com/uvm-emu/uvm"
 )
 
 // Run a bundled arm64 guest deterministically and look at how it ended.

@@ -1,4 +1,4 @@
-module uvm
+module github.com/uvm-emu/uvm
 
 go 1.26.8
 

@@ -66,10 +66,10 @@ func TestImportDirection(t *testing.T) {
 			if strings.HasPrefix(p, "golang.org/x/arch") && pkg != "decode" {
 				t.Errorf("%s imports %s: only decode/ may import golang.org/x/arch", path, p)
 			}
-			if !strings.HasPrefix(p, "uvm/") {
+			if !strings.HasPrefix(p, "github.com/uvm-emu/uvm/") {
 				continue
 			}
-			dep := strings.TrimPrefix(p, "uvm/")
+			dep := strings.TrimPrefix(p, "github.com/uvm-emu/uvm/")
 			isTest := strings.HasSuffix(path, "_test.go")
 			if dep == pkg || (isTest && allowedTestDep(pkg, dep)) {
 				continue

@@ -25,9 +25,9 @@ import (
 	"strings"
 	"sync"
 
-	"uvm/tasks"
-	"uvm/uprobes"
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/tasks"
+	"github.com/uvm-emu/uvm/uprobes"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // Config describes one run.

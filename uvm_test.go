@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"uvm"
+	"github.com/uvm-emu/uvm"
 )
 
 // Cancelling the context kills the guest (SIGKILL) and Run reports it.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // image is what guestprof knows about one guest ELF file: its loadable

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 var arches = []struct {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // DefaultPeriod is the default number of retired guest instructions

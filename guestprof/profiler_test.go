@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"sync"
 
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // Symbolizer resolves addresses of one guest address space to functions

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // gnuBuildID reads the build ID note the simple way, as a cross-check.

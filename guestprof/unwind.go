@@ -3,7 +3,7 @@ package guestprof
 import (
 	"encoding/binary"
 
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // MaxDepth is the most frames Unwind returns (the leaf included).

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // Frame records of the synthetic stacks, from the outermost down.

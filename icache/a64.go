@@ -8,8 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"uvm/decode"
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/decode"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // A64InsnsPerPage is the number of A64 instructions in one guest page.

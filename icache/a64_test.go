@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"uvm/decode"
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/decode"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 func testMM(t *testing.T) *vm.MM {

@@ -3,8 +3,8 @@ package icache
 import (
 	"encoding/binary"
 
-	"uvm/decode"
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/decode"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // The strict (non-coherent) arm64 I-side: see "The I-side view" in doc.go.

@@ -3,8 +3,8 @@ package icache
 import (
 	"testing"
 
-	"uvm/decode"
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/decode"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 const (

@@ -4,8 +4,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"uvm/decode"
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/decode"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // X86Cache is the predecoded-instruction cache of one x86-64 address space

@@ -4,8 +4,8 @@ import (
 	"sync"
 	"testing"
 
-	"uvm/decode"
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/decode"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 func x86TestMM(t *testing.T, code []byte, at uint64, pages int, prot vm.Prot) *vm.MM {

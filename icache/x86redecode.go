@@ -1,6 +1,6 @@
 package icache
 
-import "uvm/vm"
+import "github.com/uvm-emu/uvm/vm"
 
 // Forget drops the decoded record of the instruction at pc (in this
 // page), so that its next execution decodes it afresh from memory: the

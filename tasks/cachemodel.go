@@ -1,8 +1,8 @@
 package tasks
 
 import (
-	"uvm/icache"
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/icache"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // Cache model plumbing (issue 6): Options.CacheModel gives every CPU an

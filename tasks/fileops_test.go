@@ -9,9 +9,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"uvm/signals"
-	"uvm/vm"
-	"uvm/vm/amd64"
+	"github.com/uvm-emu/uvm/signals"
+	"github.com/uvm-emu/uvm/vm"
+	"github.com/uvm-emu/uvm/vm/amd64"
 )
 
 // testTask is a task with a real kernel and address space but no guest

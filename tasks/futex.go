@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"sync"
 
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // futexTable is the kernel's futex hash: waiters keyed by address space and

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // fuzzDenied are syscalls the fuzzer does not make because they would

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // loadInterp loads the program interpreter a dynamically linked image

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"time"
 
-	"uvm/signals"
+	"github.com/uvm-emu/uvm/signals"
 )
 
 // ITIMER_REAL (setitimer, getitimer, alarm): a per-process timer that

@@ -3,7 +3,7 @@ package tasks
 import (
 	"sync"
 
-	"uvm/signals"
+	"github.com/uvm-emu/uvm/signals"
 )
 
 // Group stop and continue (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU; SIGCONT), as

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // memfd_create (mm/memfd.c): an anonymous regular file whose bytes live in

@@ -1,7 +1,7 @@
 package tasks
 
 import (
-	"uvm/signals"
+	"github.com/uvm-emu/uvm/signals"
 )
 
 // Process file descriptors (kernel/pid.c pidfd_open, kernel/signal.c

@@ -3,7 +3,7 @@ package tasks
 import (
 	"sync"
 
-	"uvm/signals"
+	"github.com/uvm-emu/uvm/signals"
 )
 
 // pipe is an in-kernel pipe (fs/pipe.c): a bounded byte buffer with reader

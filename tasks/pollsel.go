@@ -3,7 +3,7 @@ package tasks
 import (
 	"encoding/binary"
 
-	"uvm/signals"
+	"github.com/uvm-emu/uvm/signals"
 )
 
 // poll, ppoll, select and pselect6 (fs/select.c). Readiness is each

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"sync"
 
-	"uvm/signals"
-	"uvm/uprobes"
-	"uvm/vm"
-	"uvm/vm/amd64"
-	"uvm/vm/arm64"
+	"github.com/uvm-emu/uvm/signals"
+	"github.com/uvm-emu/uvm/uprobes"
+	"github.com/uvm-emu/uvm/vm"
+	"github.com/uvm-emu/uvm/vm/amd64"
+	"github.com/uvm-emu/uvm/vm/arm64"
 )
 
 // The process model: fork/vfork/clone of processes, execve, exit

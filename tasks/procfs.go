@@ -5,7 +5,7 @@ import (
 	"strings"
 	"sync"
 
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // Synthetic /proc files: what programs read about themselves must describe

@@ -3,8 +3,8 @@ package tasks
 import (
 	"encoding/binary"
 
-	"uvm/signals"
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/signals"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // Resource limits (include/uapi/asm-generic/resource.h), per process as in

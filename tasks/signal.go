@@ -5,11 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 
-	"uvm/guestprof"
-	"uvm/signals"
-	"uvm/vm"
-	"uvm/vm/amd64"
-	"uvm/vm/arm64"
+	"github.com/uvm-emu/uvm/guestprof"
+	"github.com/uvm-emu/uvm/signals"
+	"github.com/uvm-emu/uvm/vm"
+	"github.com/uvm-emu/uvm/vm/amd64"
+	"github.com/uvm-emu/uvm/vm/arm64"
 )
 
 // Signal delivery, after Linux's kernel/signal.c and the arch signal code:

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"sync"
 
-	"uvm/signals"
+	"github.com/uvm-emu/uvm/signals"
 )
 
 // Synchronous signal acceptance: rt_sigtimedwait (sigwaitinfo,

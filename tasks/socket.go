@@ -6,7 +6,7 @@ import (
 	"sync"
 	"weak"
 
-	"uvm/signals"
+	"github.com/uvm-emu/uvm/signals"
 )
 
 // Sockets: a deterministic in-kernel network (net/socket.c, net/unix/,

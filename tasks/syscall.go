@@ -8,7 +8,7 @@ import (
 	"strings"
 	"syscall"
 
-	"uvm/signals"
+	"github.com/uvm-emu/uvm/signals"
 )
 
 // errRet encodes -errno as the syscall return value.

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 const (

@@ -5,7 +5,7 @@ import (
 	"os"
 	"syscall"
 
-	"uvm/signals"
+	"github.com/uvm-emu/uvm/signals"
 )
 
 // File syscalls beyond sysfile.go's: truncate/ftruncate on every kind of

@@ -8,7 +8,7 @@ import (
 	"path"
 	"syscall"
 
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // mmap flags (identical on arm64 and x86-64).

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 func (k *Kernel) uid() uint32 { return uint32(os.Getuid()) }

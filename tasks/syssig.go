@@ -1,6 +1,6 @@
 package tasks
 
-import "uvm/signals"
+import "github.com/uvm-emu/uvm/signals"
 
 // Signal syscalls over package signals' model (see signal.go).
 

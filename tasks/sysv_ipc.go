@@ -7,7 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // System V IPC (ipc/shm.c, ipc/sem.c, ipc/msg.c): shared memory segments,

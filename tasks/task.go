@@ -8,12 +8,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"uvm/guestprof"
-	"uvm/signals"
-	"uvm/uprobes"
-	"uvm/vm"
-	"uvm/vm/amd64"
-	"uvm/vm/arm64"
+	"github.com/uvm-emu/uvm/guestprof"
+	"github.com/uvm-emu/uvm/signals"
+	"github.com/uvm-emu/uvm/uprobes"
+	"github.com/uvm-emu/uvm/vm"
+	"github.com/uvm-emu/uvm/vm/amd64"
+	"github.com/uvm-emu/uvm/vm/arm64"
 )
 
 // arch is a guest architecture's syscall ABI.

@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"uvm/signals"
+	"github.com/uvm-emu/uvm/signals"
 )
 
 // POSIX timers (timer_create …), the CPU-time interval timers

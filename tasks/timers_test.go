@@ -7,9 +7,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"uvm/signals"
-	"uvm/vm"
-	"uvm/vm/amd64"
+	"github.com/uvm-emu/uvm/signals"
+	"github.com/uvm-emu/uvm/vm"
+	"github.com/uvm-emu/uvm/vm/amd64"
 )
 
 // parallelTestTask is testTask under the parallel scheduler (host time).

@@ -5,12 +5,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"uvm/icache"
-	"uvm/signals"
-	"uvm/uprobes"
-	"uvm/vm"
-	"uvm/vm/amd64"
-	"uvm/vm/arm64"
+	"github.com/uvm-emu/uvm/icache"
+	"github.com/uvm-emu/uvm/signals"
+	"github.com/uvm-emu/uvm/uprobes"
+	"github.com/uvm-emu/uvm/vm"
+	"github.com/uvm-emu/uvm/vm/amd64"
+	"github.com/uvm-emu/uvm/vm/arm64"
 )
 
 // The uprobe integration: adapters that let package uprobes see guest

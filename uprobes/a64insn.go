@@ -3,7 +3,7 @@ package uprobes
 import (
 	"encoding/binary"
 
-	"uvm/decode"
+	"github.com/uvm-emu/uvm/decode"
 )
 
 // arm64 instruction analysis and simulation, after

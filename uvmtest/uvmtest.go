@@ -12,10 +12,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
-	"uvm"
+	"github.com/uvm-emu/uvm"
 )
 
 var update = flag.Bool("update", false, "rewrite uvmtest golden files with the results of this run")
@@ -23,10 +24,33 @@ var update = flag.Bool("update", false, "rewrite uvmtest golden files with the r
 // Golden runs cfg deterministically (cfg.Det defaults to seed 0) and
 // compares the outcome with testdata/NAME.golden, which -update rewrites.
 // cfg's Stdout and Stderr are ignored: the run's own are compared.
+//
+// Unless cfg.Root is set, the program runs confined in a fresh root that
+// holds only a copy of it, as /NAME of the program: what the guest sees of
+// paths (its own through /proc/self/exe, its working directory /) is then
+// the same wherever the test runs, so the golden holds on every machine.
 func Golden(t testing.TB, name string, cfg uvm.Config) uvm.Result {
 	t.Helper()
 	if cfg.Det == nil {
 		cfg.Det = &uvm.Det{}
+	}
+	if cfg.Root == "" {
+		if runtime.GOOS != "linux" {
+			t.Skip("uvmtest.Golden confines the guest with --root, which needs a Linux host")
+		}
+		data, err := os.ReadFile(cfg.Program)
+		if err != nil {
+			t.Fatalf("uvmtest: %v", err)
+		}
+		root := t.TempDir()
+		base := filepath.Base(cfg.Program)
+		if err := os.WriteFile(filepath.Join(root, base), data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Argv0 == "" {
+			cfg.Argv0 = base
+		}
+		cfg.Root, cfg.Program, cfg.Dir = root, "/"+base, "/"
 	}
 	var out, errw bytes.Buffer
 	cfg.Stdout, cfg.Stderr = &out, &errw

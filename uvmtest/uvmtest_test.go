@@ -3,8 +3,8 @@ package uvmtest_test
 import (
 	"testing"
 
-	"uvm"
-	"uvm/uvmtest"
+	"github.com/uvm-emu/uvm"
+	"github.com/uvm-emu/uvm/uvmtest"
 )
 
 // A golden test of a bundled guest: the program's output, status,

@@ -18,9 +18,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"uvm/tasks"
-	"uvm/uprobes"
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/tasks"
+	"github.com/uvm-emu/uvm/uprobes"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // uvm bench: the kernel's trig-* uprobe trigger benchmarks

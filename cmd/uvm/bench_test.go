@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"uvm/tasks"
+	"github.com/uvm-emu/uvm/tasks"
 )
 
 // Guest benchmarks: whole programs under uvm, reporting guest MIPS and

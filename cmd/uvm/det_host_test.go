@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"uvm/tasks"
+	"github.com/uvm-emu/uvm/tasks"
 )
 
 // The promise of --det is that the same program, arguments, environment

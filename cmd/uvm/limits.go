@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"uvm/tasks"
+	"github.com/uvm-emu/uvm/tasks"
 )
 
 // limitFlags are uvm run's caps on what the guest may take from the host.

@@ -17,11 +17,11 @@ import (
 	"strings"
 	"time"
 
-	"uvm/guestprof"
-	"uvm/icache"
-	"uvm/tasks"
-	"uvm/uprobes"
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/guestprof"
+	"github.com/uvm-emu/uvm/icache"
+	"github.com/uvm-emu/uvm/tasks"
+	"github.com/uvm-emu/uvm/uprobes"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 func main() {

@@ -3,7 +3,7 @@ package main
 import (
 	"strings"
 
-	"uvm/uprobes"
+	"github.com/uvm-emu/uvm/uprobes"
 )
 
 // switchAliases maps the command line's short switch names (the bench's

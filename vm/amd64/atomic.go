@@ -3,8 +3,8 @@ package amd64
 import (
 	"sync/atomic"
 
-	"uvm/decode"
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/decode"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // Locked (atomic) read-modify-write operations: LOCK-prefixed ALU ops,

@@ -1,8 +1,8 @@
 package amd64
 
 import (
-	"uvm/icache"
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/icache"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // The interpreter's hooks into the cache model (icache.Model) and the

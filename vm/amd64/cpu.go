@@ -3,9 +3,9 @@ package amd64
 import (
 	"sync/atomic"
 
-	"uvm/decode"
-	"uvm/icache"
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/decode"
+	"github.com/uvm-emu/uvm/icache"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // CPU is one x86-64 hardware thread: the register file (with lazily

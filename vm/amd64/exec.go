@@ -3,9 +3,9 @@ package amd64
 import (
 	"sync/atomic"
 
-	"uvm/decode"
-	"uvm/icache"
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/decode"
+	"github.com/uvm-emu/uvm/icache"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // Run executes until an exit or until about budget instructions have

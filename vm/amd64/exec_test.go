@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // Test address-space layout.

@@ -3,7 +3,7 @@ package amd64
 import (
 	"math/bits"
 
-	"uvm/decode"
+	"github.com/uvm-emu/uvm/decode"
 )
 
 // Lazy flag evaluation: arithmetic instructions record their operands and

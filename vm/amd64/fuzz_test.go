@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"uvm/decode"
-	"uvm/icache"
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/decode"
+	"github.com/uvm-emu/uvm/icache"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // FuzzRunX86 runs arbitrary instruction streams through the interpreter

@@ -15,8 +15,8 @@ import (
 	"strings"
 	"testing"
 
-	"uvm/decode"
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/decode"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // Differential test against the host CPU: when the host is linux/amd64 and

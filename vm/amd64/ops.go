@@ -3,7 +3,7 @@ package amd64
 import (
 	"math/bits"
 
-	"uvm/decode"
+	"github.com/uvm-emu/uvm/decode"
 )
 
 // xres is the outcome of executing one instruction's semantics.

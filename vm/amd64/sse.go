@@ -1,8 +1,8 @@
 package amd64
 
 import (
-	"uvm/decode"
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/decode"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // sseResult is what execSSE reports to the main loop.

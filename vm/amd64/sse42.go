@@ -3,7 +3,7 @@ package amd64
 import (
 	"math/bits"
 
-	"uvm/decode"
+	"github.com/uvm-emu/uvm/decode"
 )
 
 // pcmpstr executes PCMPESTRI/PCMPESTRM/PCMPISTRI/PCMPISTRM (SDM vol. 2,

@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // sseMixCode is a block of SSE, SSE4.2 and x87 instructions (assembled

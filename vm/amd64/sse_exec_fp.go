@@ -3,7 +3,7 @@ package amd64
 import (
 	"math"
 
-	"uvm/decode"
+	"github.com/uvm-emu/uvm/decode"
 )
 
 // execSSEFP executes the SSE floating-point arithmetic, compare and

@@ -3,8 +3,8 @@ package amd64
 import (
 	"testing"
 
-	"uvm/decode"
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/decode"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // sseStep decodes code and executes its first instruction with execSSE.

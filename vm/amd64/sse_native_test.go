@@ -16,7 +16,7 @@ import (
 	"strings"
 	"testing"
 
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // Differential test of the SSE/x87 half against the host CPU: when the

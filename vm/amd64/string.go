@@ -1,6 +1,6 @@
 package amd64
 
-import "uvm/decode"
+import "github.com/uvm-emu/uvm/decode"
 
 // String instructions MOVS STOS LODS SCAS CMPS with REP/REPE/REPNE and DF.
 //

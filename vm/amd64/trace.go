@@ -3,7 +3,7 @@ package amd64
 import (
 	"fmt"
 
-	"uvm/decode"
+	"github.com/uvm-emu/uvm/decode"
 )
 
 // TraceLine formats the register state like shared/tools/qemu-trace:

@@ -3,7 +3,7 @@ package amd64
 import (
 	"math/bits"
 
-	"uvm/decode"
+	"github.com/uvm-emu/uvm/decode"
 )
 
 // The x87 unit. Arithmetic is exact IEEE extended precision (64-bit

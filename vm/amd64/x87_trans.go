@@ -4,7 +4,7 @@ import (
 	"math"
 	"math/bits"
 
-	"uvm/decode"
+	"github.com/uvm-emu/uvm/decode"
 )
 
 // x87 transcendental instructions, computed in a 128-bit-significand

@@ -3,7 +3,7 @@ package arm64
 import (
 	"math/bits"
 
-	"uvm/decode"
+	"github.com/uvm-emu/uvm/decode"
 )
 
 // NZCV is kept in the interpreter as a 4-bit value N<<3 | Z<<2 | C<<1 | V

@@ -3,7 +3,7 @@ package arm64
 import (
 	"testing"
 
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // fibCode is a hand-assembled recursive fib(x0) ending in BRK #0.

@@ -1,9 +1,9 @@
 package arm64
 
 import (
-	"uvm/decode"
-	"uvm/icache"
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/decode"
+	"github.com/uvm-emu/uvm/icache"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // The interpreter's hooks into the cache model (icache.Model) and the

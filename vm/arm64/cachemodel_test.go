@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"uvm/icache"
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/icache"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // Encodings used by the cache model tests.

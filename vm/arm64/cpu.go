@@ -7,9 +7,9 @@ import (
 	"time"
 	"unsafe"
 
-	"uvm/decode"
-	"uvm/icache"
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/decode"
+	"github.com/uvm-emu/uvm/icache"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // CPU is one A64 hardware thread: the register state, a TLB over its

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"uvm/decode"
+	"github.com/uvm-emu/uvm/decode"
 )
 
 // The differential test runs a generated static arm64 program under

@@ -5,7 +5,7 @@ import (
 	"io"
 	"testing"
 
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // loadStatic maps a static, non-PIE ELF into a fresh address space with a

@@ -5,9 +5,9 @@ package arm64
 import (
 	"math/bits"
 
-	"uvm/decode"
-	"uvm/icache"
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/decode"
+	"github.com/uvm-emu/uvm/icache"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // runCM is run with the hooks of the cache model and the re-decode

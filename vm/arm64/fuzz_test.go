@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"uvm/icache"
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/icache"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // FuzzRunA64 runs arbitrary instruction streams through the interpreter

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // Test address space layout.

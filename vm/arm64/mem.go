@@ -4,9 +4,9 @@ import (
 	"hash/crc32"
 	"sync/atomic"
 
-	"uvm/decode"
-	"uvm/icache"
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/decode"
+	"github.com/uvm-emu/uvm/icache"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // memResult is the outcome of a memory helper.

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 func poke64(t *testing.T, c *CPU, addr, v uint64) {

@@ -23,7 +23,7 @@ package arm64
 import (
 	"math/bits"
 
-	"uvm/decode"
+	"github.com/uvm-emu/uvm/decode"
 )
 
 // execSIMD executes one scalar-FP or Advanced SIMD instruction (Op >=

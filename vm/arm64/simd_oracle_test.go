@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
-	"uvm/decode"
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/decode"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 const (

@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // simdCPU maps code at 0x400000 (BRK #0 appended) and 64 KiB of data at

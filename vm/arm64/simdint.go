@@ -4,7 +4,7 @@ import (
 	"math"
 	"math/bits"
 
-	"uvm/decode"
+	"github.com/uvm-emu/uvm/decode"
 )
 
 // execVec executes the Advanced SIMD ops other than copies, immediates,

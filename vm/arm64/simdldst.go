@@ -3,8 +3,8 @@ package arm64
 import (
 	"encoding/binary"
 
-	"uvm/decode"
-	"uvm/vm"
+	"github.com/uvm-emu/uvm/decode"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // execSIMDLdSt executes LD1-4/ST1-4 (multiple structures, single lane)
