@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -660,12 +661,53 @@ func (t *Task) sysPrctl(op, arg uint64) uint64 {
 		return uint64(b2u(tg.pr.thpDisable))
 	case prSetPtracer:
 		return 0
+	case prSetVMA:
+		return t.prSetVMA(arg, t.arg(2), t.arg(3), t.arg(4))
 	}
 	name := fmt.Sprintf("prctl option %d", op)
 	if tg.k.noteUnimplemented(name) {
 		tg.k.logf("unimplemented %s", name)
 	}
 	return errRet(EINVAL)
+}
+
+// PR_SET_VMA (Linux 5.17): PR_SET_VMA_ANON_NAME names anonymous memory,
+// shown as [anon:NAME] in /proc/PID/maps (the Go runtime names its heap
+// this way).
+const (
+	prSetVMA         = 0x53564d41
+	prSetVMAAnonName = 0
+)
+
+func (t *Task) prSetVMA(sub, addr, length, nameAddr uint64) uint64 {
+	if sub != prSetVMAAnonName {
+		return errRet(EINVAL)
+	}
+	end, ok := vm.CheckRange(addr, length)
+	if !ok {
+		return errRet(EINVAL)
+	}
+	name := ""
+	if nameAddr != 0 {
+		s, err := t.tg.mm.ReadString(nameAddr, 80)
+		if err != nil {
+			return errRet(EFAULT)
+		}
+		for _, c := range s {
+			// anon_vma_name_valid: printable, and none of \`$[]
+			if c < ' ' || c > '~' || strings.ContainsRune("\\`$[]", c) {
+				return errRet(EINVAL)
+			}
+		}
+		name = s
+	}
+	if err := t.tg.mm.NameAnon(addr, end, name); err != nil {
+		if errors.Is(err, vm.ErrNoMem) {
+			return errRet(ENOMEM)
+		}
+		return errRet(EBADF) // a file mapping in the range
+	}
+	return 0
 }
 
 func b2u(b bool) uint32 {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -664,6 +665,46 @@ func (m *MM) Protect(start, end uint64, prot Prot) error {
 		p.CodeVersion.Add(1)
 	})
 	m.gen.Add(1)
+	return nil
+}
+
+// NameAnon names the anonymous memory of [start, end) (PR_SET_VMA_ANON_NAME:
+// "[anon:NAME]" in /proc/PID/maps; "" removes the name). Every page must
+// be mapped (ErrNoMem) and anonymous (an error for file mappings).
+func (m *MM) NameAnon(start, end uint64, name string) error {
+	if end < start || end > TaskSize {
+		return ErrNoMem
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for a := start; a < end; {
+		i := m.vmaLocked(a)
+		if i < 0 {
+			return ErrNoMem
+		}
+		if v := m.vmas[i]; v.File != nil || v.Obj != nil && v.Obj.File != nil || v.Name != "" && v.Name[0] != '[' {
+			return errors.New("not anonymous memory")
+		}
+		a = m.vmas[i].End
+	}
+	m.splitAt(start)
+	m.splitAt(end)
+	label := ""
+	if name != "" {
+		label = "[anon:" + name + "]"
+	}
+	for i := range m.vmas {
+		// [heap], [stack] and the like keep their names (Linux shows
+		// them in place of the anon name too).
+		if v := &m.vmas[i]; v.Start >= start && v.End <= end && (v.Name == "" || strings.HasPrefix(v.Name, "[anon:")) {
+			v.Name = label
+		}
+	}
+	for i := len(m.vmas) - 1; i >= 0; i-- {
+		if i < len(m.vmas) {
+			m.mergeAround(i)
+		}
+	}
 	return nil
 }
 
