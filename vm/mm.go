@@ -636,6 +636,40 @@ func (m *MM) Unmap(start, end uint64) {
 // Protect changes the permission of [start, end); every page must be
 // mapped (else ErrNoMem, as Linux's ENOMEM).
 func (m *MM) Protect(start, end uint64, prot Prot) error {
+	return m.updateRange(start, end, nil, func(v *VMA) { v.Prot = prot }, func(_ uint64, p *Page) {
+		p.prot.Store(uint32(prot))
+		p.CodeVersion.Add(1)
+	})
+}
+
+// NameAnon names the anonymous memory of [start, end) (PR_SET_VMA_ANON_NAME:
+// "[anon:NAME]" in /proc/PID/maps; "" removes the name). Every page must
+// be mapped (ErrNoMem) and anonymous (an error for file mappings).
+func (m *MM) NameAnon(start, end uint64, name string) error {
+	label := ""
+	if name != "" {
+		label = "[anon:" + name + "]"
+	}
+	anon := func(v *VMA) error {
+		if v.File != nil || v.Obj != nil && v.Obj.File != nil || v.Name != "" && v.Name[0] != '[' {
+			return errors.New("not anonymous memory")
+		}
+		return nil
+	}
+	return m.updateRange(start, end, anon, func(v *VMA) {
+		// [heap], [stack] and the like keep their names (Linux shows
+		// them in place of the anon name too).
+		if v.Name == "" || strings.HasPrefix(v.Name, "[anon:") {
+			v.Name = label
+		}
+	}, nil)
+}
+
+// updateRange changes the areas of [start, end), which must all be mapped
+// (ErrNoMem) and pass check: the range becomes its own areas, set changes
+// each, equal neighbours merge again, and page (when not nil) runs on
+// every present page of the range.
+func (m *MM) updateRange(start, end uint64, check func(*VMA) error, set func(*VMA), page func(uint64, *Page)) error {
 	if end < start || end > TaskSize {
 		return ErrNoMem
 	}
@@ -645,6 +679,11 @@ func (m *MM) Protect(start, end uint64, prot Prot) error {
 		i := m.vmaLocked(a)
 		if i < 0 {
 			return ErrNoMem
+		}
+		if check != nil {
+			if err := check(&m.vmas[i]); err != nil {
+				return err
+			}
 		}
 		a = m.vmas[i].End
 	}
@@ -652,7 +691,7 @@ func (m *MM) Protect(start, end uint64, prot Prot) error {
 	m.splitAt(end)
 	for i := range m.vmas {
 		if m.vmas[i].Start >= start && m.vmas[i].End <= end {
-			m.vmas[i].Prot = prot
+			set(&m.vmas[i])
 		}
 	}
 	for i := len(m.vmas) - 1; i >= 0; i-- {
@@ -660,51 +699,10 @@ func (m *MM) Protect(start, end uint64, prot Prot) error {
 			m.mergeAround(i)
 		}
 	}
-	m.walkPresent(start, end, func(_ uint64, p *Page) {
-		p.prot.Store(uint32(prot))
-		p.CodeVersion.Add(1)
-	})
+	if page != nil {
+		m.walkPresent(start, end, page)
+	}
 	m.gen.Add(1)
-	return nil
-}
-
-// NameAnon names the anonymous memory of [start, end) (PR_SET_VMA_ANON_NAME:
-// "[anon:NAME]" in /proc/PID/maps; "" removes the name). Every page must
-// be mapped (ErrNoMem) and anonymous (an error for file mappings).
-func (m *MM) NameAnon(start, end uint64, name string) error {
-	if end < start || end > TaskSize {
-		return ErrNoMem
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for a := start; a < end; {
-		i := m.vmaLocked(a)
-		if i < 0 {
-			return ErrNoMem
-		}
-		if v := m.vmas[i]; v.File != nil || v.Obj != nil && v.Obj.File != nil || v.Name != "" && v.Name[0] != '[' {
-			return errors.New("not anonymous memory")
-		}
-		a = m.vmas[i].End
-	}
-	m.splitAt(start)
-	m.splitAt(end)
-	label := ""
-	if name != "" {
-		label = "[anon:" + name + "]"
-	}
-	for i := range m.vmas {
-		// [heap], [stack] and the like keep their names (Linux shows
-		// them in place of the anon name too).
-		if v := &m.vmas[i]; v.Start >= start && v.End <= end && (v.Name == "" || strings.HasPrefix(v.Name, "[anon:")) {
-			v.Name = label
-		}
-	}
-	for i := len(m.vmas) - 1; i >= 0; i-- {
-		if i < len(m.vmas) {
-			m.mergeAround(i)
-		}
-	}
 	return nil
 }
 
