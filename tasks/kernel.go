@@ -286,6 +286,7 @@ func (k *Kernel) load(path string, argv []string) (*Task, error) {
 	var data []byte
 	var err error
 	abs, _ := filepath.Abs(path)
+	name := abs
 	if _, unconfined := k.fs.(hostVFS); unconfined {
 		data, err = readProgramFile(path)
 	} else {
@@ -295,14 +296,14 @@ func (k *Kernel) load(path string, argv []string) (*Task, error) {
 			g = filepath.Join(k.opts.Cwd, g)
 		}
 		data, err = readFileVFS(k.fs, g, maxExecutable)
-		abs = k.fs.hostName(g)
+		abs, name = k.fs.hostName(g), filepath.Clean(g)
 	}
 	if err != nil {
 		return nil, err
 	}
 	mm := vm.NewMM()
 	mm.Acct = k.acct
-	mm.ExePath = abs
+	mm.ExePath, mm.ExeName = abs, name
 	img, err := vm.LoadELF(mm, abs, data)
 	if err != nil {
 		return nil, err

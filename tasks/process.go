@@ -606,7 +606,10 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 	abs, _ := filepath.Abs(h)
 	mm := vm.NewMM()
 	mm.Acct = t.tg.k.acct
-	mm.ExePath = abs
+	mm.ExePath, mm.ExeName = abs, abs
+	if _, unconfined := t.tg.k.fs.(hostVFS); !unconfined {
+		mm.ExeName = g // the guest's path, never the host's
+	}
 	img, err := vm.LoadELF(mm, abs, data)
 	if err != nil {
 		return errRet(ENOEXEC), false

@@ -606,7 +606,10 @@ func (t *Task) sysReadlinkat(dirfd int32, pathAddr, buf, n uint64) uint64 {
 	}
 	var target string
 	if g == "/proc/self/exe" || strings.HasSuffix(g, "/exe") && strings.HasPrefix(g, "/proc/") {
-		target = t.tg.mm.ExePath
+		target = t.tg.mm.ExeName
+		if target == "" {
+			target = t.tg.mm.ExePath
+		}
 	} else if strings.HasPrefix(g, "/proc/self/fd/") {
 		fd := 0
 		for _, c := range g[len("/proc/self/fd/"):] {

@@ -324,8 +324,10 @@ type MM struct {
 	// by the guest architecture's CPU constructor (an *icache.A64Cache or
 	// *icache.X86Cache). Shared by all threads.
 	Code any
-	// ExePath is the host path of the main executable (for /proc/self/exe).
-	ExePath string
+	// ExePath is the host path of the main executable (opened through
+	// /proc/self/exe); ExeName is its path as the guest sees it (what
+	// readlink of /proc/self/exe says: inside the root under --root).
+	ExePath, ExeName string
 }
 
 // NewMM returns an empty address space.
@@ -1191,7 +1193,7 @@ func (m *MM) Fork() (*MM, error) {
 	if m.Acct.full(m.rss) {
 		return nil, ErrMemLimit
 	}
-	c := &MM{vmas: append([]VMA(nil), m.vmas...), BrkStart: m.BrkStart, Brk: m.Brk, MmapBase: m.MmapBase, ExePath: m.ExePath, Acct: m.Acct}
+	c := &MM{vmas: append([]VMA(nil), m.vmas...), BrkStart: m.BrkStart, Brk: m.Brk, MmapBase: m.MmapBase, ExePath: m.ExePath, ExeName: m.ExeName, Acct: m.Acct}
 	c.users.Store(1)
 	for _, v := range m.vmas {
 		m.walkPresent(v.Start, v.End, func(vpn uint64, p *Page) {
