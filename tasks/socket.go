@@ -1263,7 +1263,9 @@ func (t *Task) readIovecs(addr, n uint64) ([]iovec, uint64, Errno) {
 	var total uint64
 	for i := range iov {
 		iov[i] = iovec{binary.LittleEndian.Uint64(raw[i*16:]), binary.LittleEndian.Uint64(raw[i*16+8:])}
-		if int64(iov[i].len) < 0 {
+		// A negative length, or a sum past ssize_t, is EINVAL (as
+		// import_iovec).
+		if int64(iov[i].len) < 0 || int64(total+iov[i].len) < 0 {
 			return nil, 0, EINVAL
 		}
 		total += iov[i].len

@@ -92,7 +92,7 @@ func (t *Task) sysStatfs(pathAddr uint64, fd int32, buf uint64) uint64 {
 	}
 	if t.tg.k.det != nil {
 		st = unix.Statfs_t{Type: 0xef53, Bsize: 4096, Blocks: 1 << 24, Bfree: 1 << 23, Bavail: 1 << 23,
-			Files: 1 << 20, Ffree: 1 << 19, Namelen: 255, Frsize: 4096, Flags: st.Flags}
+			Files: 1 << 20, Ffree: 1 << 19, Namelen: 255, Frsize: 4096, Flags: 0x1020} // ST_VALID|ST_RELATIME, read-write
 	}
 	b := make([]byte, 120)
 	le := binary.LittleEndian

@@ -188,6 +188,29 @@ func (ns *ipcNamespace) newIDLocked(kind int, used func(idx int32) bool) (int32,
 
 // ipcPermitted is ipcperms: may the caller access o with the rwx bits of
 // flag (root may always).
+// lockQueue locks the namespace for one round of msgsnd/msgrcv: q is the
+// queue found in the first round (nil before), kept across rounds so a
+// queue removed and recreated under the same id is not taken for it. It
+// returns with ns.mu held, or unlocked with EINVAL, EIDRM or EACCES.
+func (t *Task) lockQueue(ns *ipcNamespace, id int32, q *msgQueue, perm uint32) (*msgQueue, Errno) {
+	ns.mu.Lock()
+	if q == nil {
+		if q = ns.msg[id]; q == nil {
+			ns.mu.Unlock()
+			return nil, EINVAL
+		}
+	}
+	if q.removed.Load() {
+		ns.mu.Unlock()
+		return nil, EIDRM
+	}
+	if !t.ipcPermitted(&q.perm, perm) {
+		ns.mu.Unlock()
+		return nil, EACCES
+	}
+	return q, 0
+}
+
 func (t *Task) ipcPermitted(p *ipcPerm, flag uint32) bool {
 	k := t.tg.k
 	uid, gid := k.uid(), k.gid()
@@ -1086,20 +1109,9 @@ func (t *Task) sysMsgsnd(id int32, msgp, size, flg uint64) uint64 {
 	var q *msgQueue
 	for {
 		now := k.nowSec()
-		ns.mu.Lock()
-		if q == nil {
-			if q = ns.msg[id]; q == nil {
-				ns.mu.Unlock()
-				return errRet(EINVAL)
-			}
-		}
-		if q.removed.Load() {
-			ns.mu.Unlock()
-			return errRet(EIDRM)
-		}
-		if !t.ipcPermitted(&q.perm, 0o222) {
-			ns.mu.Unlock()
-			return errRet(EACCES)
+		var e Errno
+		if q, e = t.lockQueue(ns, id, q, 0o222); e != 0 {
+			return errRet(e)
 		}
 		if q.cbytes+size <= q.qbytes && uint64(len(q.msgs))+1 <= q.qbytes {
 			q.msgs = append(q.msgs, ipcMsg{typ: typ, data: data})
@@ -1161,20 +1173,9 @@ func (t *Task) sysMsgrcv(id int32, msgp, size uint64, typ int64, flg uint64) uin
 	var q *msgQueue
 	for {
 		now := k.nowSec()
-		ns.mu.Lock()
-		if q == nil {
-			if q = ns.msg[id]; q == nil {
-				ns.mu.Unlock()
-				return errRet(EINVAL)
-			}
-		}
-		if q.removed.Load() {
-			ns.mu.Unlock()
-			return errRet(EIDRM)
-		}
-		if !t.ipcPermitted(&q.perm, 0o444) {
-			ns.mu.Unlock()
-			return errRet(EACCES)
+		var e Errno
+		if q, e = t.lockQueue(ns, id, q, 0o444); e != 0 {
+			return errRet(e)
 		}
 		if i := msgMatch(q.msgs, typ, flg&msgExcept != 0); i >= 0 {
 			m := q.msgs[i]
