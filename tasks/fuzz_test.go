@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/uvm-emu/uvm/vm"
 )
@@ -167,6 +169,15 @@ func FuzzStart(f *testing.F) {
 		tg, err := k.Start(path, []string{"prog"})
 		if err != nil {
 			return
+		}
+		// Every guest ends: its CPU limit (1 s of virtual time) kills it.
+		// A run that has not ended after minutes of host time is a hang:
+		// fail with the stacks instead of stalling the fuzzer.
+		select {
+		case <-tg.Done():
+		case <-time.After(2 * time.Minute):
+			buf := make([]byte, 1<<20)
+			t.Fatalf("guest did not end:\n%s", buf[:runtime.Stack(buf, true)])
 		}
 		tg.Wait()
 	})
