@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 
@@ -179,16 +178,13 @@ func goGuest(t testing.TB, arch, name string) string {
 	return filepath.Join(goGuests.dir[arch], name)
 }
 
+// goTool is the go command that runs the tests: `go test` puts its own
+// GOROOT/bin first in the test's PATH.
 func goTool() string {
-	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
+	if p, err := exec.LookPath("go"); err == nil {
 		return p
 	}
 	return "go"
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 func TestMain(m *testing.M) {

@@ -148,7 +148,6 @@ func BuildARM64Frame(ctx *ARM64Context, info *SigInfo, blocked SigSet, act SigAc
 		le.PutUint32(b[off:], ESR_MAGIC)
 		le.PutUint32(b[off+4:], esrContextSize)
 		le.PutUint64(b[off+8:], ctx.ESR)
-		off += esrContextSize
 	}
 	// Terminator: magic 0, size 0 (already zero).
 

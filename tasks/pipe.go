@@ -64,16 +64,6 @@ func (p *pipe) closeEnd(write bool) {
 	p.mu.Unlock()
 }
 
-func (p *pipe) addEnd(write bool) {
-	p.mu.Lock()
-	if write {
-		p.writers++
-	} else {
-		p.readers++
-	}
-	p.mu.Unlock()
-}
-
 // read copies up to n bytes. It blocks while the pipe is empty and has
 // writers, unless nonblock.
 func (p *pipe) read(t *Task, n uint64, nonblock bool) ([]byte, Errno) {

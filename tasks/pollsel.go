@@ -39,10 +39,6 @@ func fileWakeup(f *openFile) <-chan struct{} {
 	switch o := f.ops.(type) {
 	case interface{ wakeup() <-chan struct{} }:
 		return o.wakeup()
-	case *pipeEnd:
-		return o.p.wakeup()
-	case *eventFile:
-		return o.ev.wakeup()
 	}
 	return nil
 }

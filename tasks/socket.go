@@ -693,11 +693,6 @@ func (s *sock) freedLocked() {
 	}
 }
 
-func (s *sock) getOpt(level, name int) (int32, bool) {
-	v, ok := s.opts[sockOpt{level, name}]
-	return v, ok
-}
-
 // sockUnimpl logs one line the first time the guest asks for a socket
 // feature uvm does not have.
 func (t *Task) sockUnimpl(what string) {

@@ -52,8 +52,6 @@ func (a sockAddr) in(f int) sockAddr {
 	return a
 }
 
-func (a sockAddr) as6() sockAddr { return a.in(afINET6) }
-
 func (s *sock) inetKey() inetKey { return inetKey{udp: s.isUDP(), port: s.local.port} }
 
 func (s *sock) v6only() bool { return s.opts[sockOpt{ipprotoIPV6, ipv6V6ONLY}] != 0 }

@@ -176,10 +176,7 @@ func (ns *ipcNamespace) newIDLocked(kind int, used func(idx int32) bool) (int32,
 	for idx := int32(0); idx < ipcMNI; idx++ {
 		if !used(idx) {
 			seq := ns.seqs[kind]
-			ns.seqs[kind]++
-			if ns.seqs[kind] >= 65535 {
-				ns.seqs[kind] = 0
-			}
+			ns.seqs[kind]++ // wraps after 65535 = IPCID_SEQ_MAX, as Linux's ipc_idr_alloc
 			return int32(seq)*ipcMNI + idx, seq, true
 		}
 	}

@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"encoding/binary"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,10 +28,10 @@ func parallelTestTask(t *testing.T) *Task {
 func TestWaitSleepsOnChannels(t *testing.T) {
 	task := parallelTestTask(t)
 	ch := make(chan struct{})
-	var flag bool
-	go func() { time.Sleep(5 * time.Millisecond); flag = true; close(ch) }()
+	var flag atomic.Bool
+	go func() { time.Sleep(5 * time.Millisecond); flag.Store(true); close(ch) }()
 	start := time.Now()
-	timedOut := task.wait(func() bool { return flag }, func() <-chan struct{} { return ch }, -1)
+	timedOut := task.wait(flag.Load, func() <-chan struct{} { return ch }, -1)
 	require.False(t, timedOut)
 	require.Less(t, time.Since(start), 40*time.Millisecond, "woken by the channel, not a 50 ms poll")
 

@@ -83,13 +83,3 @@ func (e *RejectError) Error() string {
 
 // Unwrap reports both ErrRejected and the errno.
 func (e *RejectError) Unwrap() []error { return []error{ErrRejected, e.Errno} }
-
-// errnoOf extracts the errno of an error from this package (EINVAL when
-// there is none).
-func errnoOf(err error) Errno {
-	var e Errno
-	if errors.As(err, &e) {
-		return e
-	}
-	return EINVAL
-}

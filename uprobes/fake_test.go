@@ -232,7 +232,6 @@ type fakeThread struct {
 	pending []int
 	fatal   atomic.Bool
 	sent    []int
-	waiter  Waiter
 }
 
 func (th *fakeThread) Flags() ThreadFlags   { return &th.flags }

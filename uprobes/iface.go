@@ -115,9 +115,6 @@ type VMA struct {
 	Shared     bool // MAP_SHARED (VM_MAYSHARE)
 }
 
-// contains reports whether addr is inside v.
-func (v *VMA) contains(addr uint64) bool { return v.Start <= addr && addr < v.End }
-
 // fileOffset is vaddr_to_offset.
 func (v *VMA) fileOffset(vaddr uint64) uint64 { return v.Offset + (vaddr - v.Start) }
 

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -84,16 +83,13 @@ func goGuestDir(t *testing.T, arch string) string {
 	return dir
 }
 
+// goTool is the go command that runs the tests: `go test` puts its own
+// GOROOT/bin first in the test's PATH.
 func goTool() string {
-	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
+	if p, err := exec.LookPath("go"); err == nil {
 		return p
 	}
 	return "go"
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 func readOpt(name string) ([]byte, bool) {

@@ -4,7 +4,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -20,7 +19,11 @@ func TestStdlib(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the Go standard library test binaries")
 	}
-	goroot := runtime.GOROOT()
+	out, err := exec.Command(goTool(), "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("go env GOROOT: %v", err)
+	}
+	goroot := strings.TrimSpace(string(out))
 	for _, arch := range guestArches {
 		t.Run(arch, func(t *testing.T) {
 			dir := t.TempDir()

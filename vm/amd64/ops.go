@@ -896,12 +896,6 @@ func (c *CPU) opCbwCwd(in *decode.X86) xres {
 	return xOK
 }
 
-// opLea executes LEA.
-func (c *CPU) opLea(in *decode.X86) xres {
-	c.setReg(&in.Args[0], c.eaNoSeg(&in.Args[1]))
-	return xOK
-}
-
 // push pushes w bytes; registers change only on success.
 func (c *CPU) push(v uint64, w uint8) bool {
 	sp := c.regs.GPR[4] - uint64(w)

@@ -1,5 +1,7 @@
 package arm64
 
+//go:generate go run gen_hooked.go
+
 import (
 	"math/bits"
 
