@@ -1,7 +1,3 @@
-// Package tasks plays the Linux kernel for guest programs: tasks (threads)
-// and thread groups (processes), the run loop, syscalls, futexes and file
-// descriptors. Both guest architectures share one implementation; each
-// arch only maps its syscall numbers and register ABI.
 package tasks
 
 import (

@@ -291,8 +291,11 @@ func (t *Task) sysMremap(old, oldLen, newLen, flags, newAddr uint64) uint64 {
 }
 
 // sysBrk implements the program break (mm->brk) over a "[heap]" area.
+// Lock order: MM.BrkMu → ThreadGroup.mu (RLIMIT_DATA/AS) → MM.mu.
 func (t *Task) sysBrk(want uint64) uint64 {
 	mm := t.tg.mm
+	mm.BrkMu.Lock()
+	defer mm.BrkMu.Unlock()
 	t.tg.mu.Lock()
 	defer t.tg.mu.Unlock()
 	cur := mm.Brk

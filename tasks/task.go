@@ -50,7 +50,8 @@ type ThreadGroup struct {
 	pid  int32
 	fds  *fdTable
 
-	// mu protects tasks, retired, cwd, umask, exit state and sigactions.
+	// mu protects tasks, retired, cwd, umask, the exit state, rlim and
+	// xcpuSent (signal actions are sighand's, under its Siglock).
 	mu      sync.Mutex
 	tasks   map[int32]*Task
 	retired map[int32]uint64

@@ -293,9 +293,10 @@ func (a *MemAccount) add(n int64) {
 // MM is a guest address space (Linux's mm_struct). All threads of a thread
 // group share one MM.
 //
-// Lock order: MM.mu is a leaf lock; nothing else is acquired while holding it.
+// Lock order: BrkMu → MM.mu → SharedObject.mu (a leaf); MM.mu takes no
+// other lock of this package, and no lock of tasks/.
 type MM struct {
-	// mu protects vmas, the page table, brk and mmapBase.
+	// mu protects vmas, the page table and MmapBase.
 	mu   sync.RWMutex
 	vmas []VMA // sorted by Start, non-overlapping
 	top  [1 << (AddrBits + 1 - PageShift - 2*ptBits)]*ptMid
@@ -305,7 +306,12 @@ type MM struct {
 	// on Sync.
 	gen atomic.Uint64
 
-	// Brk state (protected by mu).
+	// BrkMu protects BrkStart and Brk: brk(2) reads, checks and moves
+	// the break as one step. It belongs to the address space, not to a
+	// thread group, so processes sharing an MM (CLONE_VM without
+	// CLONE_THREAD, vfork) serialise their brk calls as Linux's mmap_lock
+	// does. Set without it only before the MM is shared (exec, fork).
+	BrkMu         sync.Mutex
 	BrkStart, Brk uint64
 	// MmapBase is where top-down mmap placement starts (protected by mu).
 	MmapBase uint64
