@@ -7,9 +7,12 @@ import (
 	"github.com/uvm-emu/uvm/vm"
 )
 
-// futexTable is the kernel's futex hash: waiters keyed by address space and
-// address (private and shared futexes are the same thing here: uvm has no
-// shared file mappings between processes yet).
+// futexTable is the kernel's futex hash. A private futex (FUTEX_PRIVATE_FLAG,
+// or a word in private memory) is keyed by address space and address; a
+// shared futex in a MAP_SHARED mapping by the shared object and the word's
+// offset in it (get_futex_key's inode/page key), so processes that share
+// the memory at different addresses (fork, two mmaps of one memfd or file)
+// wait and wake on the same word.
 type futexTable struct {
 	// mu protects waiters; it is a leaf lock (guest memory is read under it
 	// through MM.ReadAt, which takes MM.mu internally — MM.mu is also a leaf
@@ -19,13 +22,26 @@ type futexTable struct {
 }
 
 type futexKey struct {
-	mm   *vm.MM
-	addr uint64
+	mm   *vm.MM           // private: the address space; nil when shared
+	obj  *vm.SharedObject // shared: the object; nil when private
+	addr uint64           // private: the address; shared: the offset in obj
 }
 
 type futexWaiter struct {
 	ch     chan struct{}
 	bitset uint32
+	mm     *vm.MM // the waiter's address space, for exit_group's wakeAll
+}
+
+// futexKeyOf is get_futex_key: the key of the futex word at addr in mm.
+// Words in a MAP_SHARED mapping get the shared key unless private is set.
+func futexKeyOf(mm *vm.MM, addr uint64, private bool) futexKey {
+	if !private {
+		if v, ok := mm.FindVMA(addr); ok && v.Obj != nil {
+			return futexKey{obj: v.Obj, addr: v.Offset + (addr - v.Start)}
+		}
+	}
+	return futexKey{mm: mm, addr: addr}
 }
 
 func (ft *futexTable) init() { ft.waiters = map[futexKey][]*futexWaiter{} }
@@ -47,14 +63,14 @@ const (
 // timeout) on the kernel's clock.
 // It returns 0 when woken, EAGAIN when the value differed, ETIMEDOUT, or
 // EINTR when the thread group is exiting.
-func (ft *futexTable) wait(t *Task, addr uint64, val, bitset uint32, timeoutNs int64) Errno {
+func (ft *futexTable) wait(t *Task, addr uint64, private bool, val, bitset uint32, timeoutNs int64) Errno {
 	if addr&3 != 0 {
 		return EINVAL
 	}
 	if bitset == 0 {
 		return EINVAL
 	}
-	key := futexKey{t.tg.mm, addr}
+	key := futexKeyOf(t.tg.mm, addr, private)
 	ft.mu.Lock()
 	var b [4]byte
 	if err := t.tg.mm.ReadAt(b[:], addr); err != nil {
@@ -65,7 +81,7 @@ func (ft *futexTable) wait(t *Task, addr uint64, val, bitset uint32, timeoutNs i
 		ft.mu.Unlock()
 		return EAGAIN
 	}
-	w := &futexWaiter{ch: make(chan struct{}), bitset: bitset}
+	w := &futexWaiter{ch: make(chan struct{}), bitset: bitset, mm: t.tg.mm}
 	ft.waiters[key] = append(ft.waiters[key], w)
 	ft.mu.Unlock()
 	closed := func() bool {
@@ -117,9 +133,9 @@ func (ft *futexTable) remove(key futexKey, w *futexWaiter) bool {
 	return false
 }
 
-// wake wakes up to n waiters on addr whose bitset intersects bitset.
-func (ft *futexTable) wake(mm *vm.MM, addr uint64, n int, bitset uint32) int {
-	key := futexKey{mm, addr}
+// wake wakes up to n waiters on the futex key whose bitset intersects
+// bitset.
+func (ft *futexTable) wake(key futexKey, n int, bitset uint32) int {
 	ft.mu.Lock()
 	defer ft.mu.Unlock()
 	return ft.wakeLocked(key, n, bitset)
@@ -145,11 +161,10 @@ func (ft *futexTable) wakeLocked(key futexKey, n int, bitset uint32) int {
 	return woken
 }
 
-// requeue wakes n waiters on addr and moves up to n2 of the rest to addr2.
-func (ft *futexTable) requeue(mm *vm.MM, addr, addr2 uint64, n, n2 int) int {
+// requeue wakes n waiters on key and moves up to n2 of the rest to key2.
+func (ft *futexTable) requeue(key, key2 futexKey, n, n2 int) int {
 	ft.mu.Lock()
 	defer ft.mu.Unlock()
-	key, key2 := futexKey{mm, addr}, futexKey{mm, addr2}
 	woken := ft.wakeLocked(key, n, ^uint32(0))
 	q := ft.waiters[key]
 	moved := 0
@@ -166,13 +181,24 @@ func (ft *futexTable) requeue(mm *vm.MM, addr, addr2 uint64, n, n2 int) int {
 	return woken + moved
 }
 
-// wakeAll wakes every waiter in mm (exit_group).
+// wakeAll wakes every waiter whose address space is mm (exit_group), on
+// private and shared keys alike.
 func (ft *futexTable) wakeAll(mm *vm.MM) {
 	ft.mu.Lock()
 	defer ft.mu.Unlock()
-	for key := range ft.waiters {
-		if key.mm == mm {
-			ft.wakeLocked(key, int(^uint(0)>>1), ^uint32(0))
+	for key, q := range ft.waiters {
+		out := q[:0]
+		for _, w := range q {
+			if w.mm == mm {
+				close(w.ch)
+				continue
+			}
+			out = append(out, w)
+		}
+		if len(out) == 0 {
+			delete(ft.waiters, key)
+		} else {
+			ft.waiters[key] = out
 		}
 	}
 }

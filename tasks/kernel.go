@@ -163,6 +163,8 @@ type Kernel struct {
 	acct *vm.MemAccount
 	// threads counts live guest threads (Limits.MaxThreads).
 	threads atomic.Int64
+	// keepAlive is set while hangLikeLinux runs (parallel mode).
+	keepAlive atomic.Bool
 	// ipc is the System V IPC namespace (sysv_ipc.go).
 	ipc ipcNamespace
 }
@@ -232,8 +234,33 @@ func (k *Kernel) deadlocked() {
 func (k *Kernel) startTask(t *Task) {
 	if k.det != nil {
 		k.det.add(t)
+	} else {
+		if k.keepAlive.CompareAndSwap(false, true) {
+			go k.hangLikeLinux()
+		}
 	}
 	go t.run()
+}
+
+// hangLikeLinux keeps a host timer pending while guest threads live in
+// parallel mode. When every guest thread blocks forever (a futex wait
+// nobody will wake, a read of a pipe whose writer also waits) Linux leaves
+// the process hanging, killable from outside; without a pending timer Go's
+// runtime would instead find every goroutine asleep and abort uvm with
+// "fatal error: all goroutines are asleep". (The deterministic scheduler
+// sees such a deadlock itself and reports it.)
+func (k *Kernel) hangLikeLinux() {
+	tick := time.NewTicker(5 * time.Second)
+	defer tick.Stop()
+	for range tick.C {
+		if k.threads.Load() != 0 {
+			continue
+		}
+		k.keepAlive.Store(false) // a later startTask starts it again
+		if k.threads.Load() == 0 || !k.keepAlive.CompareAndSwap(false, true) {
+			return
+		}
+	}
 }
 
 // Deterministic reports whether the kernel runs the deterministic scheduler.

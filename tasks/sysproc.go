@@ -366,6 +366,7 @@ func (t *Task) sysClone3(args, size uint64) uint64 {
 
 func (t *Task) sysFutex(addr uint64, op int, val uint32, timeout, addr2 uint64, val3 uint32) uint64 {
 	cmd := op &^ (futexPrivateFlag | futexClockRealtime)
+	private := op&futexPrivateFlag != 0
 	ft := &t.tg.k.futexes
 	switch cmd {
 	case futexWait, futexWaitBitset:
@@ -390,14 +391,14 @@ func (t *Task) sysFutex(addr uint64, op int, val uint32, timeout, addr2 uint64, 
 		if cmd == futexWaitBitset {
 			bitset = val3
 		}
-		return errOr0(ft.wait(t, addr, val, bitset, rel))
+		return errOr0(ft.wait(t, addr, private, val, bitset, rel))
 	case futexWake:
-		return uint64(ft.wake(t.tg.mm, addr, int(val), ^uint32(0)))
+		return uint64(ft.wake(futexKeyOf(t.tg.mm, addr, private), int(val), ^uint32(0)))
 	case futexWakeBitset:
 		if val3 == 0 {
 			return errRet(EINVAL)
 		}
-		return uint64(ft.wake(t.tg.mm, addr, int(val), val3))
+		return uint64(ft.wake(futexKeyOf(t.tg.mm, addr, private), int(val), val3))
 	case futexRequeue, futexCmpRequeue:
 		if cmd == futexCmpRequeue {
 			var b [4]byte
@@ -408,9 +409,9 @@ func (t *Task) sysFutex(addr uint64, op int, val uint32, timeout, addr2 uint64, 
 				return errRet(EAGAIN)
 			}
 		}
-		return uint64(ft.requeue(t.tg.mm, addr, addr2, int(val), int(uint32(timeout))))
+		return uint64(ft.requeue(futexKeyOf(t.tg.mm, addr, private), futexKeyOf(t.tg.mm, addr2, private), int(val), int(uint32(timeout))))
 	case futexWakeOp:
-		return t.futexWakeOp(addr, val, uint32(timeout), addr2, val3)
+		return t.futexWakeOp(addr, private, val, uint32(timeout), addr2, val3)
 	}
 	name := "futex op " + itoa(cmd)
 	if t.tg.k.noteUnimplemented(name) {
@@ -422,7 +423,7 @@ func (t *Task) sysFutex(addr uint64, op int, val uint32, timeout, addr2 uint64, 
 // futexWakeOp implements FUTEX_WAKE_OP: atomically apply op to *addr2,
 // wake val waiters on addr, and val2 on addr2 if the old value passes the
 // comparison.
-func (t *Task) futexWakeOp(addr uint64, val, val2 uint32, addr2 uint64, enc uint32) uint64 {
+func (t *Task) futexWakeOp(addr uint64, private bool, val, val2 uint32, addr2 uint64, enc uint32) uint64 {
 	opType := (enc >> 28) & 7
 	shiftArg := enc&(8<<28) != 0
 	cmp := (enc >> 24) & 15
@@ -460,7 +461,7 @@ func (t *Task) futexWakeOp(addr uint64, val, val2 uint32, addr2 uint64, enc uint
 		ft.mu.Unlock()
 		return errRet(EFAULT)
 	}
-	n := ft.wakeLocked(futexKey{t.tg.mm, addr}, int(val), ^uint32(0))
+	n := ft.wakeLocked(futexKeyOf(t.tg.mm, addr, private), int(val), ^uint32(0))
 	o, c := int32(old), int32(cmparg)
 	var pass bool
 	switch cmp {
@@ -478,7 +479,7 @@ func (t *Task) futexWakeOp(addr uint64, val, val2 uint32, addr2 uint64, enc uint
 		pass = o >= c
 	}
 	if pass {
-		n += ft.wakeLocked(futexKey{t.tg.mm, addr2}, int(val2), ^uint32(0))
+		n += ft.wakeLocked(futexKeyOf(t.tg.mm, addr2, private), int(val2), ^uint32(0))
 	}
 	ft.mu.Unlock()
 	return uint64(n)

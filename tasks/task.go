@@ -527,7 +527,8 @@ func (t *Task) exited() {
 	if t.clearChildTID != 0 && !t.killed.Load() {
 		var zero [4]byte
 		if tg.mm.WriteAt(zero[:], t.clearChildTID) == nil {
-			tg.k.futexes.wake(tg.mm, t.clearChildTID, 1, ^uint32(0))
+			// mm_release: a shared-futex wake (no FUTEX_PRIVATE_FLAG).
+			tg.k.futexes.wake(futexKeyOf(tg.mm, t.clearChildTID, false), 1, ^uint32(0))
 		}
 	}
 	tg.k.threads.Add(-1)

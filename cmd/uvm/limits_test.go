@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A guest that touches memory forever under --mem-limit dies by the OOM
@@ -90,4 +93,58 @@ func TestManyThreadsAndForks(t *testing.T) {
 	if o.String() != "threads: 49 of 100 started, all blocked, all joined\n" {
 		t.Errorf("--max-threads 50: %q", o.String())
 	}
+}
+
+// A guest whose every thread blocks forever hangs as on Linux (killable
+// from outside) in parallel mode; it must not abort uvm with Go's "all
+// goroutines are asleep" (a host crash). --det reports the deadlock and
+// kills the guest. Runs uvm as a subprocess: the Go runtime's deadlock
+// check sees the whole process.
+func TestGuestHangIsNotAHostCrash(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, arch := range guestArches {
+		cmd := exec.Command(exe, "run", "../../testdata/bin/"+arch+"/hostile", "--hang")
+		cmd.Env = append(os.Environ(), asUVMEnv+"=1")
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() {
+			io.Copy(io.Discard, out)
+			exited <- cmd.Wait()
+		}()
+		// Not a timing assertion: a crash happens as soon as both threads
+		// block, so a process still running a second after that hangs.
+		select {
+		case err := <-exited:
+			t.Errorf("%s: uvm exited (%v) instead of hanging; stderr:\n%s", arch, err, firstLines(stderr.String(), 8))
+			continue
+		case <-time.After(1500 * time.Millisecond):
+		}
+		cmd.Process.Kill()
+		<-exited
+
+		var o, e bytes.Buffer
+		code := run([]string{"run", "--det", "../../testdata/bin/" + arch + "/hostile", "--hang"}, nil, &o, &e)
+		if code != 137 || !strings.Contains(e.String(), "deadlock") {
+			t.Errorf("%s --det: status %d, stderr %q", arch, code, e.String())
+		}
+	}
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "\n")
 }

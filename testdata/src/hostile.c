@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -401,9 +402,28 @@ static int forks(int n) {
 	return reaped == n ? 0 : 1;
 }
 
+// hang blocks every thread forever (a futex wait nobody wakes, after a
+// thread that does the same): Linux leaves the process hanging, killable.
+static void *hang_thread(void *arg) {
+	static uint32_t never;
+	(void)arg;
+	for (;;)
+		syscall(SYS_futex, &never, 0 /* FUTEX_WAIT */, 0, NULL, NULL, 0);
+	return NULL;
+}
+
+static int hang(void) {
+	pthread_t th;
+	pthread_create(&th, NULL, hang_thread, NULL);
+	printf("hanging\n");
+	fflush(stdout);
+	pthread_join(th, NULL);
+	return 0;
+}
+
 int main(int argc, char **argv) {
 	if (argc < 2) {
-		fprintf(stderr, "usage: hostile DIR | hostile --memhog\n");
+		fprintf(stderr, "usage: hostile DIR | --memhog | --threads N | --forks N | --hang\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "--memhog") == 0)
@@ -412,6 +432,8 @@ int main(int argc, char **argv) {
 		return threads(atoi(argv[2]));
 	if (strcmp(argv[1], "--forks") == 0 && argc > 2)
 		return forks(atoi(argv[2]));
+	if (strcmp(argv[1], "--hang") == 0)
+		return hang();
 	dir = argv[1];
 	setvbuf(stdout, NULL, _IONBF, 0);
 	struct sigaction sa = {0};
