@@ -598,6 +598,9 @@ func translateX86(inst *x86asm.Inst, pc uint64, out *X86) error {
 		specializeX86(out)
 		return nil
 	}
+	if convOK && !lock && translateX86MMX(inst, out) { // x86mmx.go
+		return nil
+	}
 	if convOK && !lock && translateX86SSE(inst, pc, out) {
 		return nil
 	}
