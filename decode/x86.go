@@ -199,6 +199,30 @@ const (
 	X86Clflush // Args[0] memory: no architectural effect besides access check
 	X86Movbe   // Args: dst, src (one is memory)
 
+	// BMI1/BMI2/ADX/RDTSCP/RDPID/FSGSBASE (decoded in x86bmi.go). Width
+	// is 4 or 8; VEX operands in Intel order (see each op).
+	X86Andn     // dst, src1 (vvvv), src2 r/m: dst = ^src1 & src2
+	X86Bextr    // dst, src r/m, control (vvvv)
+	X86Blsi     // dst (vvvv), src r/m
+	X86Blsmsk   //
+	X86Blsr     //
+	X86Bzhi     // dst, src r/m, index (vvvv)
+	X86Mulx     // hi dst, lo dst (vvvv), src r/m; multiplies by RDX/EDX
+	X86Pdep     // dst, src1 (vvvv), mask r/m
+	X86Pext     //
+	X86Rorx     // dst, src r/m, Imm
+	X86Sarx     // dst, src r/m, count (vvvv)
+	X86Shlx     //
+	X86Shrx     //
+	X86Adcx     // dst reg, src r/m: CF-only add with carry
+	X86Adox     // as ADCX with OF as the carry
+	X86Rdtscp   // EDX:EAX = TSC, ECX = TSC_AUX
+	X86Rdpid    // Args[0] 64-bit register = TSC_AUX
+	X86Rdfsbase // Args[0] register (Size 4 or 8) = FS base
+	X86Rdgsbase //
+	X86Wrfsbase // FS base = Args[0] register
+	X86Wrgsbase //
+
 	// Specialised forms of the hottest instructions. The wrapper picks one
 	// when the operands fit (Width 4 or 8, general registers without
 	// high-byte forms, no LOCK); everything else uses the generic op above.
@@ -323,6 +347,10 @@ var x86OpNames = [...]string{
 	X86Int3: "int3", X86Int: "int", X86Ud: "ud", X86Priv: "privileged",
 	X86Cmpxchg: "cmpxchg", X86Cmpxchg8b: "cmpxchg8b", X86Cmpxchg16b: "cmpxchg16b", X86Xadd: "xadd",
 	X86MovSeg: "mov-sreg", X86Clflush: "clflush", X86Movbe: "movbe",
+	X86Andn: "andn", X86Bextr: "bextr", X86Blsi: "blsi", X86Blsmsk: "blsmsk", X86Blsr: "blsr", X86Bzhi: "bzhi",
+	X86Mulx: "mulx", X86Pdep: "pdep", X86Pext: "pext", X86Rorx: "rorx", X86Sarx: "sarx", X86Shlx: "shlx", X86Shrx: "shrx",
+	X86Adcx: "adcx", X86Adox: "adox", X86Rdtscp: "rdtscp", X86Rdpid: "rdpid",
+	X86Rdfsbase: "rdfsbase", X86Rdgsbase: "rdgsbase", X86Wrfsbase: "wrfsbase", X86Wrgsbase: "wrgsbase",
 }
 
 // String names the op (for tests and messages); specialised forms print

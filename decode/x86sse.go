@@ -326,7 +326,26 @@ const (
 	X87F2xm1    //
 	X87Fyl2x    //
 	X87Fyl2xp1  //
-	SSEEmms     // EMMS: x87 tag word all empty
+	SSEEmms     // EMMS: x87 tag word all empty (executed with the MMX ops)
+
+	// MMX (x86mmx.go). An ArgMMX operand mmN is the significand of the
+	// x87 physical register RN; each op except EMMS moves the x87 unit
+	// into MMX mode (TOS 0, all tags valid).
+	MMXInt      // Aux = the SSE op, on 64-bit vectors: mm, mm/m64 [, Imm]
+	MMXShift    // Aux = the SSE shift op: mm, imm or mm/m64 (count)
+	MMXMovIn    // mm ← mm/m64/GPR/m32, zero-extended from Args[1].Size
+	MMXMovOut   // mm/m64/GPR/m32 ← mm (MOVD/MOVQ/MOVNTQ)
+	MMXPshufw   // mm, mm/m64, Imm
+	MMXPextrw   // GPR ← word Imm&3 of mm
+	MMXPinsrw   // mm word Imm&3 ← GPR/m16
+	MMXPmovmskb // GPR ← sign bits of the 8 bytes of mm
+	MMXMaskmovq // byte-masked store of Args[0] (mask Args[1]) to [RDI]
+	MMXMovq2dq  // xmm ← mm, zero-extended
+	MMXMovdq2q  // mm ← low qword of xmm
+	MMXCvtpi2ps // xmm low two singles ← two int32 of mm/m64
+	MMXCvtpi2pd // xmm ← two doubles from two int32 of mm/m64
+	MMXCvtps2pi // mm ← two int32 from the low singles of xmm/m64; MMXAuxTrunc
+	MMXCvtpd2pi // mm ← two int32 from the doubles of xmm/m128; MMXAuxTrunc
 
 	SSEOpEnd // first unused op number
 )

@@ -46,6 +46,9 @@ func DecodeX86(mem []byte, pc uint64) (X86, error) {
 // cache to fill records in place).
 func DecodeX86Into(mem []byte, pc uint64, out *X86) error {
 	*out = X86{}
+	if handled, err := decodeX86Ext(mem, pc, out); handled { // x86bmi.go
+		return err
+	}
 	inst, special, err := decodeX86Inst(mem)
 	if err != nil {
 		if err == ErrUndefined {
@@ -76,6 +79,9 @@ func DecodeX86Into(mem []byte, pc uint64, out *X86) error {
 // DisasmX86 disassembles the instruction at the start of mem (guest
 // address pc) in Intel syntax, for traces and messages.
 func DisasmX86(mem []byte, pc uint64) string {
+	if s, ok := disasmX86Ext(mem, pc); ok { // x86bmi.go
+		return s
+	}
 	inst, special, err := decodeX86Inst(mem)
 	switch {
 	case err == ErrTruncated:
@@ -592,6 +598,9 @@ func translateX86(inst *x86asm.Inst, pc uint64, out *X86) error {
 		specializeX86(out)
 		return nil
 	}
+	if convOK && !lock && translateX86MMX(inst, out) { // x86mmx.go
+		return nil
+	}
 	if convOK && !lock && translateX86SSE(inst, pc, out) {
 		return nil
 	}
@@ -614,6 +623,9 @@ func translateX86Int(inst *x86asm.Inst, out *X86, rep uint8, convOK bool) (X86Op
 	}
 	if !convOK {
 		return 0, false
+	}
+	if op, ok := translateX86Ext(inst, out); ok { // x86bmi.go
+		return op, true
 	}
 	w := out.Width
 	args := out.Args[:out.NArgs]

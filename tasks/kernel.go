@@ -349,7 +349,7 @@ func (k *Kernel) load(path string, argv []string) (*Task, error) {
 		c := amd64.NewCPU(mm)
 		cpu = c
 		spec.Platform = "x86_64"
-		spec.HWCap = amd64.HWCAP()
+		spec.HWCap, spec.HWCap2 = amd64.HWCAP(), amd64.HWCAP2()
 		a = &amd64ABI
 	}
 	entry, interpBase, err := k.loadInterp(mm, img)

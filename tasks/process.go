@@ -631,7 +631,7 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 		}
 	case vm.ArchAMD64:
 		cpu = amd64.NewCPU(mm)
-		spec.Platform, spec.HWCap = "x86_64", amd64.HWCAP()
+		spec.Platform, spec.HWCap, spec.HWCap2 = "x86_64", amd64.HWCAP(), amd64.HWCAP2()
 		a = &amd64ABI
 	}
 	entry, interpBase, err := k.loadInterp(mm, img)
@@ -685,6 +685,7 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 	t.alt = signals.DisabledStack
 	t.clearChildTID = 0
 	t.setupClock()
+	t.setupArchCPU()
 	if oldUMM != nil {
 		shared := tg.proc.vforkDone != nil
 		tg.umm = nil

@@ -171,6 +171,7 @@ type Task struct {
 func (tg *ThreadGroup) newTask(cpu vm.CPU, tid int32) *Task {
 	t := &Task{tg: tg, tid: tid, cpu: cpu, baton: make(chan struct{}, 1), alt: signals.DisabledStack}
 	t.setupClock()
+	t.setupArchCPU()
 	t.accounted = cpu.Retired()
 	t.clock = tg.k.opts.Profiler.NewClock(cpu.Retired())
 	t.newUtask()

@@ -28,6 +28,14 @@ PER_ARCH="printf_ld"
 # need the arch's libraries (the host's for amd64, the cross toolchain's
 # /usr/aarch64-linux-gnu for arm64); cmd/uvm's TestDynamic runs them.
 DYNAMIC="dynhello"
+# x86-64-only programs (not in MANIFEST; cmd/uvm's TestX86Ext compares them
+# with expected/NAME.amd64.out and, on a host with the features, with a
+# native run), with their own flags: x86_bmi uses BMI1/BMI2/LZCNT/MOVBE/ADX
+# and RDTSCP/RDPID/FSGSBASE, x86_mmx MMX and SSE-on-MMX.
+declare -A AMD64_ONLY=(
+	[x86_bmi]="-march=x86-64-v3 -O2 -mno-avx -mrdpid -mfsgsbase -g0 -Wall"
+	[x86_mmx]="-O2 -mssse3 -g0 -Wall"
+)
 ARCHES="amd64 arm64"
 
 build_bin() {
@@ -38,6 +46,13 @@ build_bin() {
 		mkdir -p "bin/$arch"
 		for src in src/*.c; do
 			name=$(basename "$src" .c)
+			if [[ -n ${AMD64_ONLY[$name]:-} ]]; then
+				if [[ $arch == amd64 ]]; then
+					# shellcheck disable=SC2086
+					$cc -static ${AMD64_ONLY[$name]} -o "bin/$arch/$name" "$src"
+				fi
+				continue
+			fi
 			# -pthread is a no-op for glibc >= 2.34 but harmless.
 			# shellcheck disable=SC2086 # word splitting of the flags is intended
 			if [[ " $DYNAMIC " == *" $name "* ]]; then

@@ -52,6 +52,10 @@ type CPU struct {
 	// so the counter is monotonic across threads. Nil: the thread's own
 	// retired instructions.
 	TSC func(retired uint64) uint64
+	// TSCAux is the IA32_TSC_AUX value RDTSCP and RDPID return: Linux
+	// keeps (node << 12) | cpu there; uvm sets the virtual CPU number
+	// of the thread (tasks). Set before Run, not while it runs.
+	TSCAux uint32
 	// cm is the cache model and re-decode state (cachemodel.go); nil
 	// when both are off.
 	cm *cmState

@@ -9,9 +9,10 @@ package amd64
 // CMPXCHG16B and POPCNT, plus the SSE extensions listed below as the
 // SSE/x87 half of the interpreter (sse*.go) implements them (SSE3, SSSE3,
 // SSE4.1, SSE4.2 incl. CRC32 and PCMPxSTRx: all implemented and checked
-// against a host CPU by sse_native_test.go). AVX and everything VEX/EVEX
-// encoded, BMI1/2, ADX, SHA, RDRAND/RDSEED, OSXSAVE/XSAVE, FSGSBASE,
-// RDTSCP, RDPID, MOVBE, LZCNT (ABM), ERMS/FSRM and CET are not advertised.
+// against a host CPU by sse_native_test.go), and the scalar integer
+// extensions MOVBE, LZCNT (ABM), BMI1, BMI2, ADX, RDTSCP, RDPID and
+// FSGSBASE (leaf 7). AVX and the VEX/EVEX-encoded vector set, SHA,
+// RDRAND/RDSEED, OSXSAVE/XSAVE, ERMS/FSRM and CET are not advertised.
 // Leaf 4 describes a plausible cache hierarchy (glibc sizes its memcpy
 // thresholds from it). Leaves above the maximum return the highest basic
 // leaf, as Intel CPUs do.
@@ -25,16 +26,42 @@ const (
 	hasSSE42 = true
 )
 
-// Integer extensions (decided here; the integer interpreter implements
-// POPCNT exactly; TZCNT/LZCNT execute as BSF/BSR while BMI1/ABM are off,
-// as on CPUs without them).
+// Integer extensions (decided here). POPCNT, MOVBE, LZCNT (ABM) and
+// TZCNT are in ops.go, BMI1/BMI2/ADX/RDTSCP/RDPID/FSGSBASE in bmi.go;
+// all are checked against the host CPU by bmi_native_test.go. With
+// BMI1/ABM off TZCNT/LZCNT would execute as BSF/BSR, as on CPUs without
+// them.
 const (
-	hasPOPCNT = true
-	hasBMI1   = false
-	hasABM    = false
-	hasMOVBE  = false
-	hasCX16   = true
+	hasPOPCNT   = true
+	hasBMI1     = true
+	hasBMI2     = true
+	hasABM      = true
+	hasMOVBE    = true
+	hasADX      = true
+	hasRDTSCP   = true
+	hasRDPID    = true
+	hasFSGSBASE = true
+	hasCX16     = true
 )
+
+// CPUID.7.0:EBX/ECX bits.
+const (
+	cpuid7FSGSBASE = 1 << 0  // EBX
+	cpuid7BMI1     = 1 << 3  // EBX
+	cpuid7BMI2     = 1 << 8  // EBX
+	cpuid7ADX      = 1 << 19 // EBX
+	cpuid7RDPID    = 1 << 22 // ECX
+)
+
+var cpuid7EBX = bit(hasFSGSBASE, cpuid7FSGSBASE) | bit(hasBMI1, cpuid7BMI1) | bit(hasBMI2, cpuid7BMI2) |
+	bit(hasADX, cpuid7ADX)
+
+var cpuid7ECX = bit(hasRDPID, cpuid7RDPID)
+
+// HWCAP2 returns the value Linux puts in AT_HWCAP2 on x86-64
+// (arch/x86/include/uapi/asm/hwcap2.h): HWCAP2_FSGSBASE (bit 1) when the
+// kernel enabled CR4.FSGSBASE.
+func HWCAP2() uint64 { return uint64(bit(hasFSGSBASE, 1<<1)) }
 
 // CPUID.1:EDX bits.
 const (
@@ -136,6 +163,11 @@ func cpuid(eax, ecx uint32) (a, b, c, d uint32) {
 			return 3 | 3<<5 | 1<<8, 15<<22 | 63, 8191, 0
 		}
 		return 0, 0, 0, 0
+	case 7:
+		if ecx != 0 {
+			return 0, 0, 0, 0
+		}
+		return 0, cpuid7EBX, cpuid7ECX, 0
 	case 0x80000000:
 		return cpuidMaxExt, 0, 0, 0
 	case 0x80000001:
@@ -143,7 +175,9 @@ func cpuid(eax, ecx uint32) (a, b, c, d uint32) {
 		if hasABM {
 			ecx |= 1 << 5
 		}
-		return 0, 0, ecx, 1<<11 | 1<<20 | 1<<29 // SYSCALL, NX, LM
+		edx := uint32(1<<11 | 1<<20 | 1<<29) // SYSCALL, NX, LM
+		edx |= bit(hasRDTSCP, 1<<27)
+		return 0, 0, ecx, edx
 	case 0x80000002, 0x80000003, 0x80000004:
 		o := (eax - 0x80000002) * 16
 		b := cpuidBrand[o : o+16]

@@ -556,12 +556,15 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 		case decode.X86Cpuid:
 			a, b, cc, d := cpuid(uint32(g[0]), uint32(g[1]))
 			g[0], g[3], g[1], g[2] = uint64(a), uint64(b), uint64(cc), uint64(d)
-		case decode.X86Rdtsc:
+		case decode.X86Rdtsc, decode.X86Rdtscp:
 			t := c.retired + n
 			if c.TSC != nil {
 				t = c.TSC(t)
 			}
 			g[0], g[2] = t&0xFFFFFFFF, t>>32
+			if in.Op == decode.X86Rdtscp {
+				g[1] = uint64(c.TSCAux)
+			}
 		case decode.X86Nop, decode.X86Prefetch:
 		case decode.X86Pause:
 			if c.interrupt.Load() {
@@ -607,6 +610,12 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 				default:
 					c.why = ""
 					res = xUndef
+					goto except
+				}
+				break
+			}
+			if in.Op >= decode.X86Andn && in.Op <= decode.X86Wrgsbase { // bmi.go
+				if res = c.execIntExt(in); res != xOK {
 					goto except
 				}
 				break

@@ -45,6 +45,8 @@ const (
 	kBits         // RCX a signed bit offset within the memory window
 	kStr          // string ops: RCX 0..8, window filled from a small alphabet
 	kXlat         // RBX points into the window
+	kBextr        // RCX a BEXTR control: start and length mostly in 0..70
+	kCanon        // RBX a canonical address (WRFSBASE/WRGSBASE)
 )
 
 type nativeTemplate struct {
@@ -441,6 +443,13 @@ func makeState(r *rand.Rand, tp *nativeTemplate) nState {
 		}
 	case kXlat:
 		s.r[3] = nBuf + 0x7f80
+	case kBextr:
+		s.r[1] = uint64(r.Intn(71)) | uint64(r.Intn(71))<<8
+		if r.Intn(4) == 0 {
+			s.r[1] |= r.Uint64() &^ 0xffff // only bits 15:0 count
+		}
+	case kCanon:
+		s.r[3] = r.Uint64() >> (17 + uint(r.Intn(40)))
 	}
 	if strings.Contains(tp.asm, "cmpxchg") && r.Intn(2) == 0 {
 		// Make the comparison succeed half of the time.
@@ -514,6 +523,16 @@ func TestNativeDifferential(t *testing.T) {
 }
 
 func testNativeDifferential(t *testing.T) {
+	perTemplate := 60
+	if testing.Short() {
+		perTemplate = 10
+	}
+	runNativeTemplates(t, nativeTemplates, perTemplate)
+}
+
+// runNativeTemplates runs every template perTemplate times from random
+// states natively and under uvm and reports the differences.
+func runNativeTemplates(t *testing.T, templates []nativeTemplate, perTemplate int) {
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
 		t.Skip("needs a linux/amd64 host")
 	}
@@ -530,10 +549,6 @@ func testNativeDifferential(t *testing.T) {
 	if out, err := exec.Command(gcc, "-O1", "-o", bin, src).CombinedOutput(); err != nil {
 		t.Skipf("cannot build the native harness: %v\n%s", err, out)
 	}
-	perTemplate := 60
-	if testing.Short() {
-		perTemplate = 10
-	}
 	r := rand.New(rand.NewSource(1))
 	type job struct {
 		tp    *nativeTemplate
@@ -542,8 +557,8 @@ func testNativeDifferential(t *testing.T) {
 	}
 	var jobs []job
 	var input bytes.Buffer
-	for i := range nativeTemplates {
-		tp := &nativeTemplates[i]
+	for i := range templates {
+		tp := &templates[i]
 		code, err := hex.DecodeString(tp.code)
 		if err != nil {
 			t.Fatalf("%s: %v", tp.asm, err)
@@ -624,5 +639,5 @@ func testNativeDifferential(t *testing.T) {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d templates x %d states compared", len(nativeTemplates), perTemplate)
+	t.Logf("%d templates x %d states compared", len(templates), perTemplate)
 }

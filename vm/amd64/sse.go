@@ -217,6 +217,8 @@ func (c *CPU) execSSE(in *decode.X86, pc uint64) sseResult {
 	_ = pc
 	op := in.Op
 	switch {
+	case op >= decode.SSEEmms: // EMMS and the MMX ops (mmx.go)
+		return c.execMMX(in)
 	case op >= decode.X87Fld:
 		return c.execX87(in)
 	case op >= decode.SSEAddps && op <= decode.SSECvtpd2ps,
@@ -423,9 +425,6 @@ func (c *CPU) execSSE(in *decode.X86, pc uint64) sseResult {
 			f |= flagCF
 		}
 		c.sseSetFlags(f)
-		return sseOK
-	case decode.SSEEmms:
-		c.regs.FTW = 0
 		return sseOK
 	}
 	if op >= decode.SSEPsllw && op <= decode.SSEPsrldq {

@@ -270,23 +270,23 @@ const (
 	ssSize     = 776
 )
 
-func sseHarnessSource() string {
+func sseHarnessSource(templates []sseTemplate) string {
 	var load, store strings.Builder
 	for i := range 16 {
 		fmt.Fprintf(&load, "\" movdqu xmm%d, [rax+%d]\\n\"\n", i, 16*i)
 		fmt.Fprintf(&store, "\" movdqu [rax+%d], xmm%d\\n\"\n", 16*i, i)
 	}
 	var tpl strings.Builder
-	for i, t := range sseTemplates {
+	for i, t := range templates {
 		fmt.Fprintf(&tpl, "__asm__(\".intel_syntax noprefix\\n.text\\nsset%d:\\n%s\\nsset%d_end:\\nret\\n.att_syntax\\n\");\n", i, t.asm, i)
 		fmt.Fprintf(&tpl, "extern char sset%d[], sset%d_end[];\n", i, i)
 	}
 	tpl.WriteString("static char *starts[] = {")
-	for i := range sseTemplates {
+	for i := range templates {
 		fmt.Fprintf(&tpl, "sset%d,", i)
 	}
 	tpl.WriteString("};\nstatic char *ends[] = {")
-	for i := range sseTemplates {
+	for i := range templates {
 		fmt.Fprintf(&tpl, "sset%d_end,", i)
 	}
 	tpl.WriteString("};\n")
@@ -565,7 +565,11 @@ func sseDiff(got, want *ssState, ignore [][2]int, ulp bool) string {
 // specific where uvm documents a different (equally valid) choice.
 var sseSkipNative = map[string]bool{}
 
-func TestSSENativeDifferential(t *testing.T) {
+func TestSSENativeDifferential(t *testing.T) { sseNativeRun(t, sseTemplates) }
+
+// sseNativeRun runs the templates natively and under uvm from the same
+// random states and reports every difference.
+func sseNativeRun(t *testing.T, templates []sseTemplate) {
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
 		t.Skip("needs a linux/amd64 host")
 	}
@@ -576,7 +580,7 @@ func TestSSENativeDifferential(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "h.c")
 	bin := filepath.Join(dir, "h")
-	if err := os.WriteFile(src, []byte(sseHarnessSource()), 0o644); err != nil {
+	if err := os.WriteFile(src, []byte(sseHarnessSource(templates)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if out, err := exec.Command(gcc, "-O1", "-static", "-o", bin, src).CombinedOutput(); err != nil {
@@ -600,7 +604,7 @@ func TestSSENativeDifferential(t *testing.T) {
 		init ssState
 	}
 	var jobs []job
-	for i, tp := range sseTemplates {
+	for i, tp := range templates {
 		for range cases {
 			s := sseMakeState(r, tp.kind)
 			jobs = append(jobs, job{i, s})
@@ -627,7 +631,7 @@ func TestSSENativeDifferential(t *testing.T) {
 		var want ssState
 		copy(want[:], wb)
 		j := jobs[k]
-		tp := sseTemplates[j.tpl]
+		tp := templates[j.tpl]
 		if sseSkipNative[tp.asm] {
 			continue
 		}
@@ -650,7 +654,7 @@ func TestSSENativeDifferential(t *testing.T) {
 		t.Fatalf("harness returned %d of %d results", n, len(jobs))
 	}
 	if len(failed) > 0 {
-		t.Errorf("%d of %d templates differ", len(failed), len(sseTemplates))
+		t.Errorf("%d of %d templates differ", len(failed), len(templates))
 	}
 	_ = math.Pi
 }
