@@ -16,7 +16,7 @@ import (
 // (ARCHITECTURE.md, "Packages and their direction"). Test files may also
 // import the packages they test.
 var allowed = map[string][]string{
-	"cmd/uvm":                   {"tasks", "vm", "uprobes", "signals", "icache", "decode", "vm/arm64", "vm/amd64", "guestprof"},
+	"cmd/uvm":                   {"tasks", "vm", "uprobes", "signals", "icache", "decode", "vm/arm64", "vm/amd64", "guestprof", "gdbstub"},
 	"tasks":                     {"uprobes", "signals", "vm", "vm/arm64", "vm/amd64", "icache", "decode", "guestprof"},
 	"uprobes":                   {"decode"},
 	"guestprof":                 {"vm"},
@@ -27,6 +27,7 @@ var allowed = map[string][]string{
 	"vm":                        {},
 	"icache":                    {"vm", "decode"},
 	"decode":                    {},
+	"gdbstub":                   {},
 	".":                         {"tasks", "vm", "uprobes", "signals", "icache", "decode", "vm/arm64", "vm/amd64", "guestprof"},
 	"uvmtest":                   {}, // imports only the root package uvm
 }
@@ -95,6 +96,6 @@ func TestImportDirection(t *testing.T) {
 // allowedTestDep lets tests reach one level further down (a vm test may
 // use an interpreter to run code, for example) but never upward.
 func allowedTestDep(pkg, dep string) bool {
-	order := map[string]int{"decode": 0, "vm": 1, "icache": 2, "vm/arm64": 3, "vm/amd64": 3, "signals": 3, "uprobes": 3, "guestprof": 3, "tasks": 4, "cmd/uvm": 5, ".": 6}
+	order := map[string]int{"decode": 0, "vm": 1, "icache": 2, "vm/arm64": 3, "vm/amd64": 3, "signals": 3, "uprobes": 3, "guestprof": 3, "tasks": 4, "cmd/uvm": 5, ".": 6, "gdbstub": 0}
 	return order[dep] <= order[pkg]+1
 }

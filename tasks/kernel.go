@@ -167,6 +167,9 @@ type Kernel struct {
 	keepAlive atomic.Bool
 	// ipc is the System V IPC namespace (sysv_ipc.go).
 	ipc ipcNamespace
+	// dbg is the debugger session (debug.go), nil without one; set
+	// before Start.
+	dbg *Debugger
 }
 
 // NewKernel returns a kernel with the given options.

@@ -215,6 +215,9 @@ func (t *Task) handleSignalsOnce(sc *syscallResult) bool {
 	t.recalcLocked()
 	sh.Siglock.Unlock()
 	tg.timerSignalDequeued(&info)
+	if info.Signo != 0 && tg.k.dbg != nil && !t.debugSignal(&info) {
+		disp = signals.DispNone // discarded by the debugger (debug.go)
+	}
 	sig := signals.Signal(info.Signo)
 	switch disp {
 	case signals.DispNone:

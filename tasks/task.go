@@ -234,6 +234,8 @@ func (t *Task) run() {
 			if ex.Reason == vm.ExitStep {
 				ex.Reason = vm.ExitBudget
 			}
+		case k.dbg != nil && k.dbg.on.Load():
+			ex = t.debugRun(budget) // debug.go: the debugger's gate and breakpoints
 		default:
 			ex = t.runSampled(budget)
 		}

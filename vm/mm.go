@@ -334,6 +334,9 @@ type MM struct {
 	// /proc/self/exe); ExeName is its path as the guest sees it (what
 	// readlink of /proc/self/exe says: inside the root under --root).
 	ExePath, ExeName string
+	// Auxv is the auxiliary vector SetupStack wrote (key/value words up
+	// to AT_NULL, little-endian), for debuggers (qXfer:auxv:read).
+	Auxv []byte
 }
 
 // NewMM returns an empty address space.
@@ -1199,7 +1202,7 @@ func (m *MM) Fork() (*MM, error) {
 	if m.Acct.full(m.rss) {
 		return nil, ErrMemLimit
 	}
-	c := &MM{vmas: append([]VMA(nil), m.vmas...), BrkStart: m.BrkStart, Brk: m.Brk, MmapBase: m.MmapBase, ExePath: m.ExePath, ExeName: m.ExeName, Acct: m.Acct}
+	c := &MM{vmas: append([]VMA(nil), m.vmas...), BrkStart: m.BrkStart, Brk: m.Brk, MmapBase: m.MmapBase, ExePath: m.ExePath, ExeName: m.ExeName, Auxv: m.Auxv, Acct: m.Acct}
 	c.users.Store(1)
 	for _, v := range m.vmas {
 		m.walkPresent(v.Start, v.End, func(vpn uint64, p *Page) {

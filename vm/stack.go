@@ -139,5 +139,6 @@ func SetupStack(mm *MM, img *Image, s *StackSpec) (uint64, error) {
 	if err := mm.WriteAt(buf, sp); err != nil {
 		return 0, fmt.Errorf("initial stack: %w", err)
 	}
+	mm.Auxv = append([]byte(nil), buf[len(buf)-16*len(auxv):]...)
 	return sp, nil
 }

@@ -94,6 +94,8 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		pprofPer  = fl.Uint64("pprof-period", guestprof.DefaultPeriod, "guest profile sampling period, in retired instructions")
 		cpuprof   = fl.String("cpuprofile", "", "write a CPU profile of uvm itself (runtime/pprof) to FILE")
 		memprof   = fl.String("memprofile", "", "write a heap profile of uvm itself to FILE at exit")
+		gdbAddr   = fl.String("g", "", "serve the gdb remote protocol on PORT (localhost), HOST:PORT or unix:PATH (gdb.go)")
+		gdbWait   = fl.Bool("gdb-wait", false, "with -g: stop before the first instruction until gdb connects and continues")
 	)
 	// Cache model flags (issue 6; package icache).
 	var (
@@ -319,11 +321,27 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			probes = append(probes, p)
 		}
 	}
+	var gs *gdbServer
+	if *gdbAddr != "" {
+		if gs, err = startGDB(k, *gdbAddr, *gdbWait, stderr); err != nil {
+			fmt.Fprintf(stderr, "uvm: -g %s: %v\n", *gdbAddr, err)
+			return 2
+		}
+	}
 	tg, err := k.Start(prog, append([]string{name}, fl.Args()[1:]...))
 	if err != nil {
+		if gs != nil {
+			gs.finish()
+		}
 		return startError(stderr, prog, err)
 	}
+	if gs != nil {
+		gs.serve(tg)
+	}
 	st := tg.Wait()
+	if gs != nil {
+		gs.finish()
+	}
 	if pf != nil {
 		if err := opts.Profiler.Write(pf); err != nil {
 			fmt.Fprintf(stderr, "uvm: writing the guest profile: %v\n", err)

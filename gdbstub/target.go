@@ -1,0 +1,165 @@
+// Package gdbstub is a GDB remote serial protocol stub: it speaks the
+// protocol gdb (and lldb's gdb-remote) uses for `target remote`, over any
+// byte stream, and drives a Target — a stopped-or-running set of threads
+// with registers and memory — through a small interface. Package tasks
+// implements the kernel side (stopping every guest thread, breakpoints
+// checked by the run loop, watchpoints in the memory slow path) and
+// cmd/uvm joins the two (`uvm run -g PORT`).
+//
+// The stub is all-stop: a stop of one thread stops every thread, and a
+// resume applies one action (continue, step, with or without a signal)
+// to each thread. It speaks no-ack mode, qSupported with PacketSize, the
+// target description (qXfer:features:read) of aarch64 and i386:x86-64,
+// qXfer:threads/auxv/exec-file, g/G/p/P, m/M/X, vCont, Z0-Z4, vKill, D
+// and k. Input is hostile: every length is checked against the packet
+// limit before anything is allocated, malformed packets get an error
+// reply, and the stub never panics on what a client sends.
+package gdbstub
+
+import "errors"
+
+// Thread is one thread of the target, by the id gdb sees (the Linux tid).
+type Thread struct {
+	ID   int
+	Name string
+}
+
+// ResumeAction is what one thread does when the target resumes.
+type ResumeAction struct {
+	// Thread is the thread id; 0 means every thread without an action
+	// of its own.
+	Thread int
+	// Step: execute one instruction, then stop (report SIGTRAP).
+	Step bool
+	// Signal, when not 0, is delivered (Linux number) as the thread
+	// resumes, as PTRACE_CONT with a signal does.
+	Signal int
+}
+
+// StopKind says how the target stopped.
+type StopKind uint8
+
+const (
+	// StopSignal: a thread stopped with a signal (SIGTRAP for
+	// breakpoints, steps, watchpoints and interrupts by the debugger).
+	StopSignal StopKind = iota
+	// StopExited: the process exited with Code.
+	StopExited
+	// StopTerminated: the process was killed by Signal.
+	StopTerminated
+)
+
+// BreakKind is a Z/z packet's type.
+type BreakKind uint8
+
+const (
+	BreakSoftware   BreakKind = 0 // Z0
+	BreakHardware   BreakKind = 1 // Z1
+	WatchWrite      BreakKind = 2 // Z2
+	WatchRead       BreakKind = 3 // Z3
+	WatchAccess     BreakKind = 4 // Z4
+	breakKindsCount           = 5
+)
+
+// Stop is one stop event.
+type Stop struct {
+	Kind   StopKind
+	Thread int
+	// Signal is a Linux signal number (StopSignal, StopTerminated).
+	Signal int
+	// Code is the exit status (StopExited).
+	Code int
+	// Break says why a SIGTRAP stop happened: BreakSoftware or
+	// BreakHardware for a breakpoint hit, Watch* for a watchpoint
+	// (WatchAddr is then the data address); -1 for anything else.
+	Break     int
+	WatchAddr uint64
+}
+
+// ErrUnsupported is what a Target returns for a request it does not
+// implement (the stub answers with an empty packet, gdb's "not supported").
+var ErrUnsupported = errors.New("gdbstub: not supported")
+
+// Target is what the stub debugs. Every method except Interrupt is called
+// only while the target is stopped (between a Stop and the next Resume),
+// from the stub's goroutine.
+type Target interface {
+	// Arch describes the registers (Arch64 or AMD64).
+	Arch() *Arch
+	// Pid is the process id.
+	Pid() int
+	// Threads lists the live threads in id order.
+	Threads() []Thread
+	// ReadRegisters fills buf (Arch().Size() bytes) with every register
+	// of the thread, in the description's order, little-endian.
+	ReadRegisters(tid int, buf []byte) error
+	// WriteRegisters sets every register from buf (same layout).
+	WriteRegisters(tid int, buf []byte) error
+	// ReadMemory reads guest memory at addr; a short count with an error
+	// means the rest is not readable.
+	ReadMemory(addr uint64, buf []byte) (int, error)
+	// WriteMemory writes guest memory (as ptrace POKEDATA: permissions
+	// are ignored, code stays coherent).
+	WriteMemory(addr uint64, data []byte) error
+	// SetBreakpoint inserts (insert) or removes a breakpoint or
+	// watchpoint; ErrUnsupported for a kind it does not implement.
+	SetBreakpoint(kind BreakKind, addr, length uint64, insert bool) error
+	// Resume starts the threads with their actions and returns the
+	// channel that receives the next stop (exactly one value).
+	Resume(actions []ResumeAction) <-chan Stop
+	// Interrupt asks a resumed target to stop (^C) soon; the stop comes
+	// through Resume's channel with SIGINT. Safe from any goroutine.
+	Interrupt()
+	// Kill ends the process (SIGKILL).
+	Kill()
+	// Detach removes every breakpoint and lets the process run on.
+	Detach()
+	// Auxv is the process's auxiliary vector as bytes (qXfer:auxv).
+	Auxv() ([]byte, error)
+	// ExecFile is the host path of the program (qXfer:exec-file).
+	ExecFile() (string, error)
+}
+
+// Linux signal numbers ↔ gdb's (include/gdb/signals.def, the remote
+// protocol's numbering). They agree only below 7.
+
+var linuxToGDB = [65]byte{
+	1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6, 7: 10, 8: 8, 9: 9, 10: 30, 11: 11, 12: 31, 13: 13, 14: 14, 15: 15,
+	16: 143, // SIGSTKFLT: gdb has none (GDB_SIGNAL_UNKNOWN)
+	17: 20, 18: 19, 19: 17, 20: 18, 21: 21, 22: 22, 23: 16, 24: 24, 25: 25, 26: 26, 27: 27, 28: 28,
+	29: 23, 30: 32, 31: 12,
+	32: 77, // SIGRTMIN of the kernel: GDB_SIGNAL_REALTIME_32
+	64: 78, // GDB_SIGNAL_REALTIME_64
+}
+
+func init() {
+	for s := 33; s <= 63; s++ {
+		linuxToGDB[s] = byte(45 + s - 33) // GDB_SIGNAL_REALTIME_33 = 45 …
+	}
+}
+
+// GDBSignal converts a Linux signal number to gdb's (143, "unknown", for
+// numbers Linux does not have).
+func GDBSignal(linux int) int {
+	if linux == 0 {
+		return 0
+	}
+	if linux < 0 || linux >= len(linuxToGDB) {
+		return 143
+	}
+	return int(linuxToGDB[linux])
+}
+
+// LinuxSignal converts gdb's signal number to Linux's; ok is false for a
+// signal Linux does not have.
+func LinuxSignal(gdb int) (int, bool) {
+	if gdb == 0 {
+		return 0, true
+	}
+	for l, g := range linuxToGDB {
+		if l != 0 && int(g) == gdb && g != 143 {
+			return l, true
+		}
+	}
+	return 0, false
+}
