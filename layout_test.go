@@ -16,8 +16,9 @@ import (
 // (ARCHITECTURE.md, "Packages and their direction"). Test files may also
 // import the packages they test.
 var allowed = map[string][]string{
-	"cmd/uvm":   {"tasks", "vm", "uprobes", "signals", "icache", "decode", "vm/arm64", "vm/amd64", "guestprof"},
-	"tasks":     {"uprobes", "signals", "vm", "vm/arm64", "vm/amd64", "icache", "decode", "guestprof"},
+	"cmd/uvm":   {"tasks", "vm", "uprobes", "signals", "icache", "decode", "vm/arm64", "vm/amd64", "guestprof", "timing"},
+	"tasks":     {"uprobes", "signals", "vm", "vm/arm64", "vm/amd64", "icache", "decode", "guestprof", "timing"},
+	"timing":    {},
 	"uprobes":   {"decode"},
 	"guestprof": {"vm"},
 	"signals":   {},

@@ -163,12 +163,14 @@ func (t *Task) allocReturnInstance() *returnInstance {
 		if ri := ut.riPool; ri != nil {
 			ut.riPool = ri.next.Load()
 			s.stats.poolHits.Add(t.cpu, 1)
+			t.cost(PathRIPool, 1)
 			return ri
 		}
 	}
 	if s.failAlloc(AllocReturnInstance) {
 		return nil
 	}
+	t.cost(PathRIKmalloc, 1)
 	s.stats.riAllocs.Add(1)
 	return new(returnInstance)
 }
@@ -233,7 +235,14 @@ func (t *Task) freeRetInstance(ri *returnInstance, cleanupHprobe bool) {
 		ri.next.Store(ut.riPool)
 		ut.riPool = ri
 		s.stats.poolPuts.Add(t.cpu, 1)
+		t.cost(PathRIPool, 1)
 	} else {
+		if c := s.opts.Contention; c != nil {
+			// kfree_rcu/call_srcu: queue the callback (the shared
+			// grace-period state), free it later on this CPU.
+			c.Atomic(t.th, ObjSRCUCallbacks, s)
+			c.Cost(t.th, PathRIKfree, 1)
+		}
 		s.riFree(ri)
 	}
 	if h := testHookFreeRI; h != nil {
@@ -341,6 +350,7 @@ func (t *Task) prepareUretprobe(u *uprobe, r Regs, ri *returnInstance) {
 	ut := t.utask
 	m := t.mm
 	s := m.sys
+	t.cost(PathUretprobePrepare, 1)
 	if m.getXOLArea() == nil {
 		s.riFree(ri)
 		return
@@ -407,6 +417,7 @@ func (t *Task) handleTrampoline(r Regs) {
 		t.th.SendSignal(SIGILL, true)
 		return
 	}
+	t.cost(PathUretprobeReturn, 1)
 	ri := ut.ri.Load()
 	for {
 		nextChain := findNextRetChain(ri)
