@@ -22,7 +22,7 @@ import (
 // instruction-count clock of the deterministic scheduler.
 
 // Kernel entry costs the run loop charges (machine cost.NAME keys).
-var kernelCostNames = []string{"trap_entry", "trap_exit", "syscall_entry", "syscall_exit"}
+var kernelCostNames = []string{"trap_entry", "trap_exit", "syscall_entry", "syscall_exit", "slab_batch", "slab_list"}
 
 // timingState is the kernel's model and its adapters.
 type timingState struct {
@@ -34,6 +34,12 @@ type timingState struct {
 	trapCost, sysCost int64
 	paths             [uprobes.NumPaths]int64
 	objs              map[timingKey]any
+	// The slab model (uContention.Slab): objects per refill/flush of a
+	// per-CPU slab, the cycles inside the node's list_lock, the per-CPU
+	// allocation and free counts, and each node's list_lock.
+	slabBatch, slabList int64
+	slabOps             [][2]int64
+	slabLocks           []*timing.Spinlock
 }
 
 type timingKey struct {
@@ -69,6 +75,9 @@ func newTimingState(k *Kernel, m *timing.Machine) *timingState {
 	for p := uprobes.Path(0); p < uprobes.NumPaths; p++ {
 		ts.paths[p] = c(p.String())
 	}
+	ts.slabBatch, ts.slabList = max(c("slab_batch"), 1), c("slab_list")
+	ts.slabOps = make([][2]int64, m.NumCPU())
+	ts.slabLocks = make([]*timing.Spinlock, m.Node(m.NumCPU()-1)+1)
 	return ts
 }
 
@@ -323,6 +332,36 @@ func (u uContention) Read(th uprobes.Thread, o uprobes.Object, key any) {
 			a.Load(c)
 		}
 	}
+}
+
+// Slab models kmalloc and kfree_rcu of a return_instance: the object
+// comes from (goes to) the CPU's own slab; every slab_batch-th operation
+// on a CPU refills (flushes) it from (to) its NUMA node's partial list
+// under the node's list_lock, the lock every CPU of the node shares.
+func (u uContention) Slab(th uprobes.Thread, free bool) {
+	c := cpuOf(th)
+	if c == nil {
+		return
+	}
+	ts := u.ts
+	op := 0
+	p := uprobes.PathRIKmalloc
+	if free {
+		op, p = 1, uprobes.PathRIKfree
+	}
+	c.Charge(ts.paths[p])
+	ts.slabOps[c.ID][op]++
+	if ts.slabOps[c.ID][op]%ts.slabBatch != 0 {
+		return
+	}
+	n := ts.model.M.Node(c.ID)
+	if ts.slabLocks[n] == nil {
+		ts.slabLocks[n] = ts.model.NewSpinlock("kmem_cache_node->list_lock")
+	}
+	l := ts.slabLocks[n]
+	l.Lock(c)
+	c.Charge(ts.slabList)
+	l.Unlock(c)
 }
 
 // timingThreads lists the modelled threads by tid (for tests).

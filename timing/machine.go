@@ -40,6 +40,11 @@ import (
 //	line.reread_per_spinner     home-agent service time per spinner
 //	                            re-reading a released lock line
 //	insn.cycles                 cycles per retired guest instruction
+//	jitter_pct                  each kernel path cost varies by up to
+//	                            ±pct % (a seeded per-CPU generator: the
+//	                            run stays deterministic), so that CPUs
+//	                            with identical loops do not stay in
+//	                            lock-step phases real hardware never keeps
 //	cost.NAME                   named kernel path cost (trap_entry,
 //	                            find_active_uprobe, …; see package tasks)
 type Machine struct {
@@ -56,6 +61,7 @@ type Machine struct {
 	XferSMT, XferCluster, XferNode, XferSocket, XferRemote, XferMemory int64
 	LineHit, InvalPerSharer, RereadPerSpinner                          int64
 	InsnCycles                                                         int64
+	JitterPct                                                          int64
 
 	// Costs are the cost.NAME entries, by NAME.
 	Costs map[string]int64
@@ -103,7 +109,7 @@ func Parse(r io.Reader) (*Machine, error) {
 		"xfer.smt": &m.XferSMT, "xfer.cluster": &m.XferCluster, "xfer.node": &m.XferNode,
 		"xfer.socket": &m.XferSocket, "xfer.remote": &m.XferRemote, "xfer.memory": &m.XferMemory,
 		"line.hit": &m.LineHit, "line.inval_per_sharer": &m.InvalPerSharer,
-		"line.reread_per_spinner": &m.RereadPerSpinner, "insn.cycles": &m.InsnCycles,
+		"line.reread_per_spinner": &m.RereadPerSpinner, "insn.cycles": &m.InsnCycles, "jitter_pct": &m.JitterPct,
 	}
 	topo := map[string]*int{
 		"sockets": &m.Sockets, "nodes_per_socket": &m.NodesPerSocket, "clusters_per_node": &m.ClustersPerNode,
@@ -165,6 +171,9 @@ func Parse(r io.Reader) (*Machine, error) {
 		return nil, err
 	}
 	m.Source = src.String()
+	if m.JitterPct > 50 {
+		return nil, fmt.Errorf("machine %s: jitter_pct must be 0..50", m.Name)
+	}
 	if m.Name == "" || m.FreqMHz <= 0 {
 		return nil, fmt.Errorf("machine: name and freq_mhz are required")
 	}
@@ -232,6 +241,12 @@ func (m *Machine) Xfer(a, b int) int64 {
 		return m.XferSocket
 	}
 	return m.XferRemote
+}
+
+// Node returns the NUMA node of cpu.
+func (m *Machine) Node(cpu int) int {
+	core, _ := m.place(cpu)
+	return core / (m.CoresPerCluster * m.ClustersPerNode)
 }
 
 // Cost returns the named path cost and whether the machine defines it.

@@ -75,6 +75,7 @@ type CPU struct {
 	// Owner is the scheduler's thread (package tasks: *Task).
 	Owner    any
 	siblings []int
+	rng      uint64 // jitter generator state (splitmix64)
 }
 
 // NewCPU makes the virtual CPU of a new thread starting at clock start.
@@ -89,7 +90,7 @@ func (md *Model) NewCPU(tid int32, start int64) *CPU {
 		id = md.next % n
 		md.next++
 	}
-	c := &CPU{m: md, ID: id, TID: tid, Clock: start, siblings: md.M.Siblings(id)}
+	c := &CPU{m: md, ID: id, TID: tid, Clock: start, siblings: md.M.Siblings(id), rng: uint64(len(md.cpus))*0x9e3779b97f4a7c15 + 0x75766d}
 	md.cpus = append(md.cpus, c)
 	md.busy[id]++
 	return c
@@ -151,6 +152,14 @@ func (c *CPU) Retire(n uint64) {
 // Charge charges cycles of a modelled kernel path.
 func (c *CPU) Charge(cycles int64) {
 	cy := c.smt(cycles)
+	if j := c.m.M.JitterPct; j > 0 && cy > 0 {
+		c.rng += 0x9e3779b97f4a7c15
+		z := c.rng
+		z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+		z = (z ^ z>>27) * 0x94d049bb133111eb
+		z ^= z >> 31
+		cy += cy * (int64(z%uint64(2*j*10+1)) - j*10) / 1000
+	}
 	c.KernelCycles += cy
 	c.Clock += cy
 }

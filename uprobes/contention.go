@@ -56,13 +56,12 @@ const (
 	ObjXOLBitmap                     // xol_area->bitmap (atomic bit ops); key: the area
 	ObjXOLWaitqueue                  // xol_area->wq (waitqueue_active); key: the area
 	ObjMMLockSeq                     // mm->mm_lock_seq (mmap_lock speculation); key: the MM
-	ObjSRCUCallbacks                 // the RCU callback state of call_rcu/call_srcu; key: the System
 	NumObjects
 )
 
 var objectNames = [...]string{"sighand->siglock", "uprobes_treelock", "uprobes_treelock", "uprobes_treelock",
 	"uprobes_tree (srcu)", "uprobe->ref", "uprobe->register_rwsem", "xol_area->bitmap", "xol_area->wq",
-	"mm->mm_lock_seq", "rcu callbacks"}
+	"mm->mm_lock_seq"}
 
 func (o Object) String() string {
 	if int(o) < len(objectNames) {
@@ -89,6 +88,10 @@ type Contention interface {
 	Atomic(th Thread, o Object, key any)
 	// Read is a load of the object's word.
 	Read(th Thread, o Object, key any)
+	// Slab is a kmalloc (free false) or an RCU-delayed kfree (free true)
+	// of a return_instance on th's CPU: the per-CPU slab, refilled from
+	// and flushed to the NUMA node's partial list under its list_lock.
+	Slab(th Thread, free bool)
 }
 
 // cost charges p to t's CPU when a contention model is attached.

@@ -170,7 +170,9 @@ func (t *Task) allocReturnInstance() *returnInstance {
 	if s.failAlloc(AllocReturnInstance) {
 		return nil
 	}
-	t.cost(PathRIKmalloc, 1)
+	if c := s.opts.Contention; c != nil {
+		c.Slab(t.th, false)
+	}
 	s.stats.riAllocs.Add(1)
 	return new(returnInstance)
 }
@@ -238,10 +240,7 @@ func (t *Task) freeRetInstance(ri *returnInstance, cleanupHprobe bool) {
 		t.cost(PathRIPool, 1)
 	} else {
 		if c := s.opts.Contention; c != nil {
-			// kfree_rcu/call_srcu: queue the callback (the shared
-			// grace-period state), free it later on this CPU.
-			c.Atomic(t.th, ObjSRCUCallbacks, s)
-			c.Cost(t.th, PathRIKfree, 1)
+			c.Slab(t.th, true) // kfree_rcu
 		}
 		s.riFree(ri)
 	}
