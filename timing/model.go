@@ -612,11 +612,11 @@ func (s *SRCU) ReadUnlock(c *CPU) {
 // objects.
 func (md *Model) WriteStats(w io.Writer) {
 	fmt.Fprintf(w, "timing model %s: %d CPUs at %d MHz\n", md.M.Name, md.M.NumCPU(), md.M.FreqMHz)
-	fmt.Fprintf(w, "  %-5s %-4s %14s %12s %6s %14s %14s\n", "tid", "cpu", "cycles", "insns", "IPC", "kernel", "waited")
+	fmt.Fprintf(w, "  %-5s %-4s %14s %12s %6s %14s %14s\n", "tid", "cpu", "clock", "insns", "IPC", "kernel", "waited")
 	for _, c := range md.cpus {
 		ipc := 0.0
-		if c.Clock > 0 {
-			ipc = float64(c.Insns) / float64(c.Clock)
+		if busy := c.InsnCycles + c.KernelCycles + c.Waited; busy > 0 {
+			ipc = float64(c.Insns) / float64(busy)
 		}
 		fmt.Fprintf(w, "  %-5d %-4d %14d %12d %6.3f %14d %14d\n", c.TID, c.ID, c.Clock, c.Insns, ipc, c.KernelCycles, c.Waited)
 	}
