@@ -16,8 +16,8 @@ import (
 // (ARCHITECTURE.md, "Packages and their direction"). Test files may also
 // import the packages they test.
 var allowed = map[string][]string{
-	"cmd/uvm":                   {"tasks", "vm", "uprobes", "signals", "icache", "decode", "vm/arm64", "vm/amd64", "guestprof", "gdbstub"},
-	"tasks":                     {"uprobes", "signals", "vm", "vm/arm64", "vm/amd64", "icache", "decode", "guestprof"},
+	"cmd/uvm":                   {"tasks", "vm", "uprobes", "signals", "icache", "decode", "vm/arm64", "vm/amd64", "guestprof", "gdbstub", "timing"},
+	"tasks":                     {"uprobes", "signals", "vm", "vm/arm64", "vm/amd64", "icache", "decode", "guestprof", "timing"},
 	"uprobes":                   {"decode"},
 	"guestprof":                 {"vm"},
 	"signals":                   {},
@@ -30,6 +30,7 @@ var allowed = map[string][]string{
 	"gdbstub":                   {},
 	".":                         {"tasks", "vm", "uprobes", "signals", "icache", "decode", "vm/arm64", "vm/amd64", "guestprof"},
 	"uvmtest":                   {}, // imports only the root package uvm
+	"timing":                    {},
 }
 
 func TestImportDirection(t *testing.T) {

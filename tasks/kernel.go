@@ -16,6 +16,7 @@ import (
 	"github.com/uvm-emu/uvm/guestprof"
 	"github.com/uvm-emu/uvm/icache"
 	"github.com/uvm-emu/uvm/signals"
+	"github.com/uvm-emu/uvm/timing"
 	"github.com/uvm-emu/uvm/uprobes"
 	"github.com/uvm-emu/uvm/vm"
 	"github.com/uvm-emu/uvm/vm/amd64"
@@ -86,6 +87,9 @@ type Options struct {
 	// (and arm64 its non-coherent I-side in strict mode); --stats
 	// prints their counters. See package icache and cachemodel.go.
 	CacheModel *icache.Models
+	// Machine, with Deterministic, turns on the timing model (timing.go):
+	// every thread runs on a virtual CPU of this machine.
+	Machine *timing.Machine
 	// Redecode makes the interpreters decode every instruction afresh
 	// before executing it (differential testing of the predecoded
 	// instruction caches).
@@ -146,6 +150,8 @@ type Kernel struct {
 	start   time.Time
 	// det is the deterministic scheduler, nil in parallel mode.
 	det *detSched
+	// tm is the timing model (Options.Machine), nil without one.
+	tm *timingState
 	// groups lists the thread groups started (protected by mu).
 	groups []*ThreadGroup
 	// trace is the event tracer (protected by mu).
@@ -216,6 +222,10 @@ func NewKernel(opts Options) *Kernel {
 	if opts.Deterministic {
 		k.det = newDetSched(opts.Quantum, opts.NsPerInsn, opts.Seed, opts.Chaos)
 		k.det.deadlock = k.deadlocked
+		if opts.Machine != nil {
+			k.tm = newTimingState(k, opts.Machine)
+			k.det.timed = true
+		}
 	}
 	return k
 }

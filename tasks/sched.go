@@ -63,6 +63,8 @@ type detSched struct {
 	// order when the clock passes them.
 	timers []*detTimer
 	seq    uint64
+	// timed: the timing model orders the run queue (timing.go).
+	timed bool
 }
 
 type detTimer struct {
@@ -135,6 +137,7 @@ type detWait struct {
 	ready    func() bool
 	deadline int64 // virtual ns; -1: none
 	timedOut bool
+	park     bool // a modelled lock wait (timing.go)
 }
 
 func newDetSched(quantum, nsPerInsn int64, chaosSeed uint64, chaos bool) *detSched {
@@ -202,6 +205,7 @@ func (s *detSched) block(t *Task, w *detWait) bool {
 		return true
 	}
 	t.detWait = w
+	s.timingBlock(t, w)
 	s.blocked = append(s.blocked, t)
 	sort.Slice(s.blocked, func(i, j int) bool { return s.blocked[i].tid < s.blocked[j].tid })
 	s.switchLocked(t)
@@ -249,8 +253,9 @@ func (s *detSched) pickLocked() *Task {
 		s.fireTimersLocked()
 		s.wakeReadyLocked()
 		if len(s.runq) > 0 {
-			next := s.runq[0]
-			s.runq = s.runq[1:]
+			i := s.pickIndex()
+			next := s.runq[i]
+			s.runq = append(s.runq[:i], s.runq[i+1:]...)
 			return next
 		}
 		if len(s.blocked) == 0 {
@@ -286,9 +291,11 @@ func (s *detSched) wakeReadyLocked() {
 		w := b.detWait
 		switch {
 		case w.ready():
+			s.timingWoke(b)
 			s.runq = append(s.runq, b)
 		case w.deadline >= 0 && w.deadline <= s.vclock:
 			w.timedOut = true
+			s.timingWoke(b)
 			s.runq = append(s.runq, b)
 		default:
 			out = append(out, b)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/uvm-emu/uvm/guestprof"
 	"github.com/uvm-emu/uvm/signals"
+	"github.com/uvm-emu/uvm/timing"
 	"github.com/uvm-emu/uvm/uprobes"
 	"github.com/uvm-emu/uvm/vm"
 	"github.com/uvm-emu/uvm/vm/amd64"
@@ -163,6 +164,8 @@ type Task struct {
 	sliceLeft int64
 	// clock is the guest profiler's per-thread sampling clock.
 	clock guestprof.Clock
+	// vc is the thread's virtual CPU in the timing model (timing.go).
+	vc *timing.CPU
 	// comm is the thread's PR_SET_NAME name (protected by tg.mu; "":
 	// the executable's name).
 	comm string
@@ -175,6 +178,7 @@ func (tg *ThreadGroup) newTask(cpu vm.CPU, tid int32) *Task {
 	t.accounted = cpu.Retired()
 	t.clock = tg.k.opts.Profiler.NewClock(cpu.Retired())
 	t.newUtask()
+	tg.k.attachTiming(t)
 	tg.k.threads.Add(1)
 	tg.mu.Lock()
 	if tg.tasks == nil {
@@ -240,6 +244,9 @@ func (t *Task) run() {
 			ex = t.runSampled(budget)
 		}
 		t.account()
+		if t.vc != nil {
+			t.timingExit(ex.Reason)
+		}
 		t.cpuTimerTick()
 		if k.det != nil {
 			t.sliceLeft -= int64(t.cpu.Retired() - before)
@@ -474,6 +481,9 @@ func (t *Task) account() {
 		return
 	}
 	r := t.cpu.Retired()
+	if t.vc != nil {
+		t.vc.Retire(r - t.accounted)
+	}
 	t.tg.k.det.account(r - t.accounted)
 	t.accounted = r
 }
@@ -539,6 +549,9 @@ func (t *Task) exited() {
 	delete(tg.tasks, t.tid)
 	tg.retired[t.tid] = t.cpu.Retired()
 	releaseCacheModel(t.cpu)
+	if t.vc != nil {
+		t.vc.Exit()
+	}
 	last := len(tg.tasks) == 0
 	st := tg.status
 	tg.mu.Unlock()

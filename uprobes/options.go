@@ -114,6 +114,10 @@ type Options struct {
 	// fail. Test hook for the error paths (dup_utask, return instances,
 	// the XOL area).
 	FailAlloc func(site AllocSite) bool
+	// Contention, when set, is the timing model of a --model run: the
+	// kernel path charges its steps and models its shared objects
+	// through it (contention.go). nil: nothing is charged.
+	Contention Contention
 }
 
 // AllocSite names an allocation that Options.FailAlloc can fail.

@@ -163,11 +163,15 @@ func (t *Task) allocReturnInstance() *returnInstance {
 		if ri := ut.riPool; ri != nil {
 			ut.riPool = ri.next.Load()
 			s.stats.poolHits.Add(t.cpu, 1)
+			t.cost(PathRIPool, 1)
 			return ri
 		}
 	}
 	if s.failAlloc(AllocReturnInstance) {
 		return nil
+	}
+	if c := s.opts.Contention; c != nil {
+		c.Slab(t.th, false)
 	}
 	s.stats.riAllocs.Add(1)
 	return new(returnInstance)
@@ -233,7 +237,11 @@ func (t *Task) freeRetInstance(ri *returnInstance, cleanupHprobe bool) {
 		ri.next.Store(ut.riPool)
 		ut.riPool = ri
 		s.stats.poolPuts.Add(t.cpu, 1)
+		t.cost(PathRIPool, 1)
 	} else {
+		if c := s.opts.Contention; c != nil {
+			c.Slab(t.th, true) // kfree_rcu
+		}
 		s.riFree(ri)
 	}
 	if h := testHookFreeRI; h != nil {
@@ -341,6 +349,7 @@ func (t *Task) prepareUretprobe(u *uprobe, r Regs, ri *returnInstance) {
 	ut := t.utask
 	m := t.mm
 	s := m.sys
+	t.cost(PathUretprobePrepare, 1)
 	if m.getXOLArea() == nil {
 		s.riFree(ri)
 		return
@@ -407,6 +416,7 @@ func (t *Task) handleTrampoline(r Regs) {
 		t.th.SendSignal(SIGILL, true)
 		return
 	}
+	t.cost(PathUretprobeReturn, 1)
 	ri := ut.ri.Load()
 	for {
 		nextChain := findNextRetChain(ri)

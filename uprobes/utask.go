@@ -245,9 +245,17 @@ func (t *Task) handleSWBP(r Regs) {
 	}
 	s.stats.hits.Add(t.cpu, 1)
 	u.hits.Add(t.cpu, 1)
+	if s.opts.Contention != nil && s.oldLookup() {
+		defer t.atomicOp(ObjUprobeRef, u) // put_uprobe of find_uprobe's reference
+	}
 	t.handlerChain(u, r)
 	if t.skipSStep(u, r) {
 		s.stats.simulated.Add(t.cpu, 1)
+		if m.arch == ArchARM64 {
+			t.cost(PathSimulate, 1)
+		} else {
+			t.cost(PathEmulate, 1)
+		}
 		return
 	}
 	if !t.preSSout(u, r, bp) {
@@ -263,7 +271,10 @@ func (t *Task) findActiveUprobe(bp uint64) (*uprobe, int) {
 	s := m.sys
 	seq := m.mmapSeq.begin()
 	if v, ok := m.as.FindVMA(bp); ok && !v.File.IsZero() {
-		if u := s.tree.find(keyOf(v.File, v.fileOffset(bp)), t.cpu); u != nil && !m.mmapSeq.retry(seq) {
+		t.treeLookupBegin()
+		u := s.tree.find(keyOf(v.File, v.fileOffset(bp)), t.cpu)
+		t.treeLookupEnd(u)
+		if u != nil && !m.mmapSeq.retry(seq) {
 			return u, 0
 		}
 	}
@@ -302,6 +313,13 @@ func (t *Task) handlerChain(u *uprobe, r Regs) {
 	var ri *returnInstance
 	riDropped := false // ZERO_SIZE_PTR: allocation failed, no uretprobe this hit
 	ctx := &ut.ctx
+	if ct := s.opts.Contention; ct != nil {
+		ct.Cost(t.th, PathHandlerChain, 1)
+		if s.oldLookup() {
+			ct.RLock(t.th, ObjRegisterRWSem, u)
+			defer ct.RUnlock(t.th, ObjRegisterRWSem, u)
+		}
+	}
 	for _, c := range u.consumerList() {
 		session := c.Handler != nil && c.RetHandler != nil
 		ut.cookie = 0
@@ -364,6 +382,7 @@ func (t *Task) skipSStep(u *uprobe, r Regs) bool {
 func (t *Task) preSSout(u *uprobe, r Regs, bp uint64) bool {
 	ut := t.utask
 	s := t.mm.sys
+	t.atomicOp(ObjUprobeRef, u)
 	if !u.tryGet() {
 		return false
 	}
@@ -382,6 +401,7 @@ func (t *Task) preSSout(u *uprobe, r Regs, bp uint64) bool {
 	ut.stepping = true
 	ut.activeUprobe = u
 	ut.state = UTaskSStep
+	t.cost(PathPreXOL, 1)
 	s.stats.singleSteps.Add(t.cpu, 1)
 	return true
 }
@@ -451,6 +471,10 @@ func (t *Task) DenySignal() bool {
 		fl.Clear(TIF_SIGPENDING)
 	case o.SingleStepSiglock:
 		l := t.th.Siglock()
+		if c := o.Contention; c != nil {
+			c.Lock(t.th, ObjSiglock, l)
+			defer c.Unlock(t.th, ObjSiglock, l)
+		}
 		l.Lock()
 		fl.Clear(TIF_SIGPENDING)
 		l.Unlock()
@@ -486,6 +510,8 @@ func (t *Task) handleSinglestep(r Regs) {
 	default:
 		s.warn("handle_singlestep: state %s", ut.state)
 	}
+	t.cost(PathPostXOL, 1)
+	t.atomicOp(ObjUprobeRef, u)
 	s.putUprobe(u)
 	ut.activeUprobe = nil
 	ut.state = UTaskRunning
@@ -500,9 +526,17 @@ func (t *Task) handleSinglestep(r Regs) {
 		}
 	case s.opts.SingleStepSiglock:
 		l := t.th.Siglock()
+		c := s.opts.Contention
+		if c != nil {
+			c.Lock(t.th, ObjSiglock, l)
+			c.Cost(t.th, PathRecalcSigpending, 1)
+		}
 		l.Lock()
 		t.th.RecalcSigpending()
 		l.Unlock()
+		if c != nil {
+			c.Unlock(t.th, ObjSiglock, l)
+		}
 	case ut.signalDenied:
 		t.th.Flags().Set(TIF_SIGPENDING)
 		ut.signalDenied = false

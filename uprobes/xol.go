@@ -183,6 +183,7 @@ func (t *Task) xolGetInsnSlot(u *uprobe) bool {
 	if a == nil {
 		return false
 	}
+	t.atomicOp(ObjXOLBitmap, a)
 	nr := a.getSlotNr()
 	if nr >= a.nslots {
 		nr = t.waitSlot(a)
@@ -193,7 +194,15 @@ func (t *Task) xolGetInsnSlot(u *uprobe) bool {
 	if m.arch == ArchARM64 {
 		n = 4
 	}
-	m.copyIXOL(a, ut.xolVaddr, u.arch.insn[:n], ut.scratch[:])
+	flushed := m.copyIXOL(a, ut.xolVaddr, u.arch.insn[:n], ut.scratch[:])
+	if m.sys.opts.Contention != nil {
+		t.cost(PathXOLSlotGet, 1)
+		t.cost(PathXOLCopy, 1)
+		if flushed {
+			t.cost(PathCacheFlushLine, cacheLines(ut.xolVaddr, n))
+			t.cost(PathCacheFlushSync, 1)
+		}
+	}
 	return true
 }
 
@@ -228,6 +237,11 @@ func (t *Task) xolFreeInsnSlot() {
 	}
 	nr := int((ut.xolVaddr - a.vaddr) / uint64(a.slotBytes))
 	ut.xolVaddr = 0
+	if c := t.mm.sys.opts.Contention; c != nil {
+		c.Atomic(t.th, ObjXOLBitmap, a)
+		c.Read(t.th, ObjXOLWaitqueue, a)
+		c.Cost(t.th, PathXOLSlotPut, 1)
+	}
 	a.freeSlot(nr)
 }
 
@@ -236,7 +250,9 @@ func (t *Task) xolFreeInsnSlot() {
 // XOLFlushElision the copy and the maintenance are skipped when the slot
 // already holds the same bytes (seed 002). scratch (at least len(src)
 // bytes) receives the slot's current bytes for the comparison.
-func (m *MM) copyIXOL(a *xolArea, vaddr uint64, src, scratch []byte) {
+//
+// It reports whether it did the cache maintenance.
+func (m *MM) copyIXOL(a *xolArea, vaddr uint64, src, scratch []byte) (flushed bool) {
 	st := &m.sys.stats
 	if m.arch != ArchARM64 {
 		// Generic: copy, flush_dcache_page (a no-op on x86).
@@ -244,7 +260,7 @@ func (m *MM) copyIXOL(a *xolArea, vaddr uint64, src, scratch []byte) {
 			m.sys.warn("uprobe: cannot write the XOL slot at %#x", vaddr)
 		}
 		st.xolCopies.Add(1)
-		return
+		return false
 	}
 	slot := int((vaddr - a.vaddr) / uint64(a.slotBytes))
 	opts := &m.sys.opts
@@ -256,14 +272,14 @@ func (m *MM) copyIXOL(a *xolArea, vaddr uint64, src, scratch []byte) {
 		st.xolCopies.Add(1)
 		if a.written[slot].Swap(true) {
 			st.flushesSaved.Add(1)
-			return
+			return false
 		}
 	case opts.XOLFlushElision:
 		dst := scratch[:len(src)]
 		if m.as.Peek(dst, vaddr) == nil && bytes.Equal(dst, src) {
 			st.flushesSaved.Add(1)
 			st.copiesSaved.Add(1)
-			return
+			return false
 		}
 		fallthrough
 	default:
@@ -274,4 +290,13 @@ func (m *MM) copyIXOL(a *xolArea, vaddr uint64, src, scratch []byte) {
 	}
 	m.as.FlushICache(vaddr, len(src))
 	st.flushes.Add(1)
+	return true
+}
+
+// cacheLines is the number of 64-byte cache lines [addr, addr+n) spans.
+func cacheLines(addr uint64, n int) int {
+	if n <= 0 {
+		return 0
+	}
+	return int((addr+uint64(n)-1)/64 - addr/64 + 1)
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/uvm-emu/uvm/tasks"
+	"github.com/uvm-emu/uvm/timing"
 	"github.com/uvm-emu/uvm/uprobes"
 	"github.com/uvm-emu/uvm/vm"
 )
@@ -80,6 +81,8 @@ type benchConfig struct {
 	iters           uint64 // > 0: exact-count run of iters calls per producer
 	switches        map[string]string
 	quiet           bool
+	machine         *timing.Machine // --model: virtual-time run (benchmodel.go)
+	timingStats     io.Writer       // --model --stats: the model's tables
 }
 
 // benchResult is one run's outcome.
@@ -287,6 +290,8 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		det     = fl.Bool("det", false, "deterministic mode (with --iters: exact counts)")
 		iters   = fl.Uint64("iters", 0, "exact-count run: each producer makes N calls, then uvm prints the hits")
 		compare = fl.String("compare", "", "SWITCH=before,after: run each bench with both values and print them side by side")
+		model   = fl.String("model", "", "run on a modelled machine in virtual time (kunpeng916, xeon-80, kvm-32, laptop-8 or a file): -w/-d are virtual ms, M/s per virtual second")
+		mstats  = fl.Bool("stats", false, "with --model: print each run's per-CPU cycles and modelled lock table (stderr)")
 	)
 	sw := map[string]*string{}
 	for _, s := range benchSwitches {
@@ -309,6 +314,15 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	if *warmup < 0 || *dur < 1 {
 		fmt.Fprintf(stderr, "uvm bench: -w must be >= 0 and -d >= 1\n")
 		return 2
+	}
+	var machine *timing.Machine
+	if *model != "" {
+		m, err := loadMachine(*model)
+		if err != nil {
+			fmt.Fprintf(stderr, "uvm bench: --model: %v\n", err)
+			return 2
+		}
+		machine = m
 	}
 	var producers []int
 	for _, p := range strings.Split(*prods, ",") {
@@ -375,11 +389,21 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		for _, d := range defs {
 			for _, p := range producers {
 				cfg := benchConfig{arch: *arch, producers: p, warmup: *warmup, seconds: *dur, pin: *pin,
-					det: *det, iters: *iters, switches: v, quiet: *quiet || *jsonOut || sweep}
+					det: *det, iters: *iters, switches: v, quiet: *quiet || *jsonOut || sweep, machine: machine}
+				if machine != nil && *mstats {
+					cfg.timingStats = stderr
+				}
 				if !cfg.quiet {
 					fmt.Fprintf(stdout, "Setting up benchmark '%s'...\nBenchmark '%s' started.\n", d.name, d.name)
 				}
-				r, err := runOneBench(d, cfg, stdout)
+				var r benchResult
+				var err error
+				if machine != nil {
+					cfg.quiet = true
+					r, err = runModelBench(d, cfg)
+				} else {
+					r, err = runOneBench(d, cfg, stdout)
+				}
 				if err != nil {
 					fmt.Fprintf(stderr, "uvm bench: %s: %v\n", d.name, err)
 					return 1

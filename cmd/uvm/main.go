@@ -83,6 +83,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		straceOut = fl.String("strace", "", "same as --trace")
 		traceHash = fl.Bool("trace-hash", false, "print a SHA-256 over the event stream and the final state at exit (stderr)")
 		det       = fl.Bool("det", false, "deterministic mode: one runnable thread at a time, fixed quanta, virtual time, seeded randomness")
+		model     = fl.String("model", "", "with --det: run every thread on a virtual CPU of this machine (kunpeng916, xeon-80, kvm-32, laptop-8 or a file); --stats prints cycles, IPC and the modelled lock table")
 		seed      = fl.Uint64("seed", 0, "seed for randomness (and chaos quanta) in deterministic mode")
 		chaos     = fl.Bool("det-chaos", false, "deterministic mode with seeded random quanta (implies --det)")
 		quantum   = fl.Int64("quantum", tasks.DefaultQuantum, "deterministic scheduler time slice, in instructions")
@@ -277,10 +278,23 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *argv0 != "" {
 		name = *argv0
 	}
+	if *model != "" {
+		if !opts.Deterministic {
+			fmt.Fprintf(stderr, "uvm run: --model needs --det\n")
+			return 2
+		}
+		m, err := loadMachine(*model)
+		if err != nil {
+			fmt.Fprintf(stderr, "uvm run: --model: %v\n", err)
+			return 2
+		}
+		opts.Machine = m
+	}
 	k := tasks.NewKernel(opts)
 	if uprobeOptions != nil {
 		// The uprobe system uses the kernel's clock (virtual in --det).
 		uprobeOptions.Clock = k.UprobeClock()
+		uprobeOptions.Contention = k.UprobeContention()
 		sys := uprobes.New(*uprobeOptions)
 		k.SetUprobes(sys)
 		opts.Uprobes = sys
@@ -358,6 +372,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if opts.Uprobes != nil {
 			opts.Uprobes.Stats().WriteTo(stderr)
 		}
+		k.WriteTimingStats(stderr)
 	}
 	if *traceHash {
 		fmt.Fprintf(stderr, "uvm: trace-hash %s\n", k.TraceHash())

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// sweepRow matches uvm bench's sweep lines (the seeds' table format).
+var sweepRow = regexp.MustCompile(`(?m)^(\S+) +\( *(\d+) cpus\): +([0-9.]+) ± +[0-9.]+M/s \( *([0-9.]+)M/s/cpu\)$`)
+
+// modelSweep runs uvm bench --model with args and returns, per variant
+// (0 before, 1 after; 0 without --compare), the total and per-producer
+// M/s by producer count.
+func modelSweep(t *testing.T, args ...string) (total, per []map[int]float64) {
+	t.Helper()
+	var o, e strings.Builder
+	if code := cmdBench(args, &o, &e); code != 0 {
+		t.Fatalf("uvm bench %s: status %d: %s", strings.Join(args, " "), code, e.String())
+	}
+	v := -1
+	for _, line := range strings.Split(o.String(), "\n") {
+		if strings.HasPrefix(line, "== ") || v < 0 {
+			total = append(total, map[int]float64{})
+			per = append(per, map[int]float64{})
+			v++
+			if strings.HasPrefix(line, "== ") {
+				continue
+			}
+		}
+		if m := sweepRow.FindStringSubmatch(line); m != nil {
+			p, _ := strconv.Atoi(m[2])
+			total[v][p], _ = strconv.ParseFloat(m[3], 64)
+			per[v][p], _ = strconv.ParseFloat(m[4], 64)
+		}
+	}
+	t.Logf("uvm bench %s:\n%s", strings.Join(args, " "), o.String())
+	return total, per
+}
+
+func within(x, lo, hi float64) bool { return x >= lo && x <= hi }
+
+// TestModelSiglockSmoke is the fast check of seed 000's shape on
+// kunpeng916: with siglock in the single-step path the throughput falls
+// from 8 to 32 CPUs; without it, it is ≥ 1.5× higher at 32 and the same
+// (0.9–1.2×) at 1.
+func TestModelSiglockSmoke(t *testing.T) {
+	tot, _ := modelSweep(t, "--arch", "arm64", "--model", "kunpeng916", "--arm64-sim-nop", "false",
+		"-p", "1,8,32", "-d", "2", "--compare", "siglock=true,false", "uprobe-nop")
+	before, after := tot[0], tot[1]
+	if !(before[32] < before[8]) {
+		t.Errorf("before: %v: want a fall from 8 to 32 CPUs", before)
+	}
+	if r := after[32] / before[32]; r < 1.5 {
+		t.Errorf("after/before at 32 CPUs = %.2f, want >= 1.5", r)
+	}
+	if r := after[1] / before[1]; !within(r, 0.9, 1.2) {
+		t.Errorf("after/before at 1 CPU = %.2f, want 0.9..1.2", r)
+	}
+	// 1-CPU rates within ±25 % of the seed's (0.907 and 0.985 M/s).
+	if !within(before[1], 0.907*0.75, 0.907*1.25) || !within(after[1], 0.985*0.75, 0.985*1.25) {
+		t.Errorf("1-CPU rates %.3f / %.3f, seed 0.907 / 0.985", before[1], after[1])
+	}
+}
+
+// TestModelDeterministic: a model run prints the same bytes twice in one
+// process and under GOMAXPROCS 1 and 2 in subprocesses.
+func TestModelDeterministic(t *testing.T) {
+	args := []string{"bench", "--arch", "amd64", "--model", "kvm-32", "-p", "1,4", "-d", "2",
+		"--compare", "treelock=spinlock,rwlock", "uprobe-nop"}
+	var o1, o2, e strings.Builder
+	if cmdBench(args[1:], &o1, &e) != 0 || cmdBench(args[1:], &o2, &e) != 0 {
+		t.Fatal(e.String())
+	}
+	if o1.String() != o2.String() {
+		t.Fatalf("two runs differ:\n%s\n---\n%s", o1.String(), o2.String())
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, procs := range []string{"1", "2"} {
+		cmd := exec.Command(exe, args...)
+		cmd.Env = []string{asUVMEnv + "=1", "HOME=/", "GOMAXPROCS=" + procs}
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("GOMAXPROCS=%s: %v", procs, err)
+		}
+		if string(out) != o1.String() {
+			t.Errorf("GOMAXPROCS=%s output differs:\n%s\n--- in-process:\n%s", procs, out, o1.String())
+		}
+	}
+}
+
+// The full shape checks of issue 14 (seconds to a minute each on a
+// 2-core host): UVM_MODEL_SWEEP=1 go test -run TestModelSeed ./cmd/uvm
+func sweepOnly(t *testing.T) {
+	if os.Getenv("UVM_MODEL_SWEEP") != "1" {
+		t.Skip("set UVM_MODEL_SWEEP=1 for the full model sweeps")
+	}
+}
+
+func peakAt(m map[int]float64) int {
+	best := 0
+	for p, v := range m {
+		if best == 0 || v > m[best] {
+			best = p
+		}
+	}
+	return best
+}
+
+func TestModelSeed000(t *testing.T) {
+	sweepOnly(t)
+	for _, b := range []string{"uprobe-nop", "uprobe-push"} {
+		tot, _ := modelSweep(t, "--arch", "arm64", "--model", "kunpeng916", "--arm64-sim-nop", "false",
+			"-p", "1,2,4,8,16,32,64", "--compare", "siglock=true,false", b)
+		before, after := tot[0], tot[1]
+		if p := peakAt(before); p != 4 && p != 8 {
+			t.Errorf("%s before: peak at %d CPUs, want 4-8", b, p)
+		}
+		if before[64] > 0.4*before[peakAt(before)] {
+			t.Errorf("%s before: 64 CPUs %.3f > 40%% of the peak %.3f", b, before[64], before[peakAt(before)])
+		}
+		if p := peakAt(after); p < 16 {
+			t.Errorf("%s after: peak at %d CPUs, want >= 16", b, p)
+		}
+		for _, p := range []int{16, 32} {
+			if r := after[p] / before[p]; r < 1.5 {
+				t.Errorf("%s: after/before at %d = %.2f, want >= 1.5", b, p, r)
+			}
+		}
+		if r := after[1] / before[1]; !within(r, 0.9, 1.2) {
+			t.Errorf("%s: after/before at 1 = %.2f", b, r)
+		}
+	}
+}
+
+func TestModelSeed004(t *testing.T) {
+	sweepOnly(t)
+	_, per := modelSweep(t, "--arch", "amd64", "--model", "xeon-80", "-p", "1,2,4,8,16,24,32,40,48,56,64,72,80",
+		"--compare", "ri-pool=false,true", "uretprobe-nop")
+	without, with := per[0], per[1]
+	if r := with[80] / without[80]; r < 1.25 {
+		t.Errorf("per-CPU at 80 CPUs: pool/no pool = %.2f, want >= 1.25", r)
+	}
+	if r := with[1] / without[1]; !within(r, 1.10, 1.30) {
+		t.Errorf("per-CPU at 1 CPU: pool/no pool = %.2f, want 1.10..1.30", r)
+	}
+	if !within(without[1], 1.898*0.75, 1.898*1.25) || !within(with[1], 2.253*0.75, 2.253*1.25) {
+		t.Errorf("1-CPU rates %.3f / %.3f, seed 1.898 / 2.253", without[1], with[1])
+	}
+}
+
+func TestModelSeed003(t *testing.T) {
+	sweepOnly(t)
+	per := map[string]map[int]float64{}
+	for _, l := range []string{"spinlock", "rwlock", "percpu-rwsem", "rcu"} {
+		_, p := modelSweep(t, "--arch", "amd64", "--model", "kvm-32", "-p", "1,2,3,4,5,6,8,12,16,20", "--treelock", l, "uprobe-nop")
+		per[l] = p[0]
+	}
+	if r := per["rwlock"][6] / per["spinlock"][6]; r < 1.4 {
+		t.Errorf("6 producers: rwlock/spinlock = %.2f, want >= 1.4", r)
+	}
+	if r := per["percpu-rwsem"][6] / per["spinlock"][6]; r < 1.5 {
+		t.Errorf("6 producers: percpu-rwsem/spinlock = %.2f, want >= 1.5", r)
+	}
+	lo, hi := per["spinlock"][1], per["spinlock"][1]
+	for _, p := range per {
+		lo, hi = min(lo, p[1]), max(hi, p[1])
+	}
+	if hi > lo*1.1 {
+		t.Errorf("1 producer: lock kinds %.3f..%.3f, want within 10%%", lo, hi)
+	}
+	if !within(per["spinlock"][1], 1.453*0.75, 1.453*1.25) {
+		t.Errorf("1-producer spinlock rate %.3f, seed 1.453", per["spinlock"][1])
+	}
+}
+
+func TestModelSeed002(t *testing.T) {
+	sweepOnly(t)
+	for _, b := range []string{"uprobe-nop", "uprobe-push", "uprobe-ret"} {
+		tot, _ := modelSweep(t, "--arch", "arm64", "--model", "kunpeng916", "--arm64-sim-nop", "false", "-p", "1",
+			"--compare", "flush-elision=false,true", b)
+		r := tot[1][1] / tot[0][1]
+		if b == "uprobe-ret" {
+			if !within(r, 0.9, 1.1) {
+				t.Errorf("%s: elision ratio %.2f, want within ±10%%", b, r)
+			}
+		} else if !within(r, 1.6, 2.8) {
+			t.Errorf("%s: elision ratio %.2f, want 1.6..2.8", b, r)
+		}
+	}
+}
