@@ -17,7 +17,7 @@ import (
 // import the packages they test.
 var allowed = map[string][]string{
 	"cmd/uvm":   {"tasks", "vm", "uprobes", "signals", "icache", "decode", "vm/arm64", "vm/amd64", "guestprof"},
-	"tasks":     {"uprobes", "signals", "vm", "vm/arm64", "vm/amd64", "icache", "decode", "guestprof"},
+	"tasks":     {"uprobes", "signals", "vm", "vm/arm64", "vm/amd64", "icache", "decode", "guestprof", "vdso"},
 	"uprobes":   {"decode"},
 	"guestprof": {"vm"},
 	"signals":   {},
