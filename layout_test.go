@@ -17,7 +17,7 @@ import (
 // import the packages they test.
 var allowed = map[string][]string{
 	"cmd/uvm":                   {"tasks", "vm", "uprobes", "signals", "icache", "decode", "vm/arm64", "vm/amd64", "guestprof", "gdbstub", "timing"},
-	"tasks":                     {"uprobes", "signals", "vm", "vm/arm64", "vm/amd64", "icache", "decode", "guestprof", "timing"},
+	"tasks":                     {"uprobes", "signals", "vm", "vm/arm64", "vm/amd64", "icache", "decode", "guestprof", "timing", "vdso"},
 	"uprobes":                   {"decode"},
 	"guestprof":                 {"vm"},
 	"signals":                   {},
@@ -31,6 +31,7 @@ var allowed = map[string][]string{
 	".":                         {"tasks", "vm", "uprobes", "signals", "icache", "decode", "vm/arm64", "vm/amd64", "guestprof"},
 	"uvmtest":                   {}, // imports only the root package uvm
 	"timing":                    {},
+	"vdso":                      {},
 }
 
 func TestImportDirection(t *testing.T) {
@@ -97,6 +98,6 @@ func TestImportDirection(t *testing.T) {
 // allowedTestDep lets tests reach one level further down (a vm test may
 // use an interpreter to run code, for example) but never upward.
 func allowedTestDep(pkg, dep string) bool {
-	order := map[string]int{"decode": 0, "vm": 1, "icache": 2, "vm/arm64": 3, "vm/amd64": 3, "signals": 3, "uprobes": 3, "guestprof": 3, "tasks": 4, "cmd/uvm": 5, ".": 6, "gdbstub": 0}
+	order := map[string]int{"decode": 0, "gdbstub": 0, "timing": 0, "vm": 1, "vdso": 1, "icache": 2, "vm/arm64": 3, "vm/amd64": 3, "signals": 3, "uprobes": 3, "guestprof": 3, "tasks": 4, "cmd/uvm": 5, ".": 6}
 	return order[dep] <= order[pkg]+1
 }

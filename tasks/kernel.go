@@ -94,6 +94,10 @@ type Options struct {
 	// before executing it (differential testing of the predecoded
 	// instruction caches).
 	Redecode bool
+	// NoVDSO leaves the vDSO out, as Linux's vdso=0: no [vdso] image or
+	// [vvar] page and no AT_SYSINFO_EHDR, so the guest makes syscalls for
+	// time (arm64 keeps a one-page signal-return trampoline).
+	NoVDSO bool
 }
 
 // DefaultQuantum is the deterministic scheduler's default time slice.
@@ -176,6 +180,8 @@ type Kernel struct {
 	// dbg is the debugger session (debug.go), nil without one; set
 	// before Start.
 	dbg *Debugger
+	// vdso is the vDSO's kernel side (vdso.go); nil with Options.NoVDSO.
+	vdso *vdsoState
 }
 
 // NewKernel returns a kernel with the given options.
@@ -227,6 +233,7 @@ func NewKernel(opts Options) *Kernel {
 			k.det.timed = true
 		}
 	}
+	k.initVDSO()
 	return k
 }
 
@@ -370,6 +377,9 @@ func (k *Kernel) load(path string, argv []string) (*Task, error) {
 		return nil, err
 	}
 	spec.InterpBase = interpBase
+	if spec.SysinfoEhdr, err = k.mapVDSO(mm, img.Arch); err != nil {
+		return nil, err
+	}
 	sp, err := vm.SetupStack(mm, img, spec)
 	if err != nil {
 		return nil, err
@@ -377,11 +387,6 @@ func (k *Kernel) load(path string, argv []string) (*Task, error) {
 	cpu.SetSP(sp)
 	cpu.SetPC(entry)
 	k.attachCacheModel(cpu)
-	if img.Arch == vm.ArchARM64 {
-		if err := mapARM64VDSO(mm); err != nil {
-			return nil, err
-		}
-	}
 	tg := &ThreadGroup{k: k, arch: a, mm: mm, img: img, done: make(chan struct{}), cwd: k.opts.Cwd, umask: 0o022,
 		sighand: &signals.Sighand{}}
 	tg.pid = k.allocPID()
@@ -467,6 +472,12 @@ func (k *Kernel) WriteStats(w io.Writer, tgs ...*ThreadGroup) {
 	fmt.Fprintf(w, "  syscalls:\n")
 	for _, n := range names {
 		fmt.Fprintf(w, "    %-20s %d\n", n, sc[n])
+	}
+	if fns, calls := k.vdsoCalls(); fns != nil {
+		fmt.Fprintf(w, "  vdso calls:\n")
+		for i, n := range fns {
+			fmt.Fprintf(w, "    %-20s %d\n", n, calls[i])
+		}
 	}
 	if len(un) > 0 {
 		fmt.Fprintf(w, "  unimplemented:\n")

@@ -626,9 +626,6 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 		cpu = arm64.NewCPU(mm)
 		spec.Platform, spec.HWCap, spec.HWCap2, spec.MinSigStk = "aarch64", arm64.HWCAP, arm64.HWCAP2, 5120
 		a = &arm64ABI
-		if err := mapARM64VDSO(mm); err != nil {
-			return errRet(ENOMEM), false
-		}
 	case vm.ArchAMD64:
 		cpu = amd64.NewCPU(mm)
 		spec.Platform, spec.HWCap, spec.HWCap2 = "x86_64", amd64.HWCAP(), amd64.HWCAP2()
@@ -639,6 +636,9 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 		return errRet(execErrno(err)), false
 	}
 	spec.InterpBase = interpBase
+	if spec.SysinfoEhdr, err = k.mapVDSO(mm, img.Arch); err != nil {
+		return errRet(ENOMEM), false
+	}
 	sp, err := vm.SetupStack(mm, img, spec)
 	if err != nil {
 		return errRet(ENOMEM), false

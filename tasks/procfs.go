@@ -130,7 +130,7 @@ func (m *procMemFile) read(t *Task, f *openFile, n uint64, off int64) ([]byte, E
 	for uint64(len(out)) < n {
 		k := min(n-uint64(len(out)), vm.PageSize-addr&vm.PageMask)
 		b := make([]byte, k)
-		if m.mm.Peek(b, addr) != nil {
+		if vdsoSpecial(m.mm, addr, addr+k) || m.mm.Peek(b, addr) != nil {
 			break
 		}
 		out = append(out, b...)
@@ -150,7 +150,7 @@ func (m *procMemFile) write(t *Task, f *openFile, b []byte, off int64) (uint64, 
 	var done uint64
 	for done < uint64(len(b)) {
 		k := min(uint64(len(b))-done, vm.PageSize-addr&vm.PageMask)
-		if m.mm.Poke(b[done:done+k], addr) != nil {
+		if vdsoSpecial(m.mm, addr, addr+k) || m.mm.Poke(b[done:done+k], addr) != nil {
 			break
 		}
 		done += k

@@ -20,9 +20,10 @@ import (
 // shared queue, every thread's own queue and blocked mask (when read by
 // other threads) and altstack. Task.flags is atomic.
 
-// vdsoBase is where uvm maps its one-page arm64 "[vdso]": only the signal
-// return trampoline (__kernel_rt_sigreturn), no ELF image and no
-// AT_SYSINFO_EHDR, so language runtimes make real syscalls for time.
+// vdsoBase is where uvm maps its one-page arm64 "[vdso]" when the vDSO is
+// off (Options.NoVDSO, vdso.go): only the signal return trampoline
+// (__kernel_rt_sigreturn), no ELF image and no AT_SYSINFO_EHDR, so
+// language runtimes make real syscalls for time.
 const vdsoBase = vm.StackTop
 
 // arm64Sigtramp is the trampoline's address: "nop; mov x8, #139; svc #0".
@@ -357,7 +358,7 @@ func (t *Task) setupFrame(sig signals.Signal, info *signals.SigInfo, act signals
 		if err != nil || mm.WriteAt(f.Bytes, f.Addr) != nil {
 			return false
 		}
-		ctx.EnterHandler(sig, act, f, arm64Sigtramp)
+		ctx.EnterHandler(sig, act, f, t.tg.k.arm64Sigtramp())
 		setARM64Context(c, &ctx)
 	case *amd64.CPU:
 		ctx := amd64Context(c)

@@ -436,7 +436,7 @@ func (t *Task) dispatch(no sysno) (ret uint64, done bool) {
 	case sysClockGetres:
 		return t.sysClockGetres(int32(a0), a1), true
 	case sysGettimeofday:
-		return t.sysGettimeofday(a0), true
+		return t.sysGettimeofday(a0, a1), true
 	case sysTime:
 		return t.sysTime(a0), true
 	case sysNanosleep:

@@ -201,6 +201,9 @@ func (t *Task) sysMprotect(addr, length, prot uint64) uint64 {
 	if !ok {
 		return errRet(ENOMEM)
 	}
+	if prot&(2|4) != 0 && vdsoSpecial(t.tg.mm, addr, end) {
+		return errRet(EACCES) // PROT_WRITE or PROT_EXEC: [vvar] has no VM_MAYWRITE, VM_MAYEXEC
+	}
 	if err := t.tg.mm.Protect(addr, end, protOf(prot)); err != nil {
 		return errRet(ENOMEM)
 	}
@@ -339,6 +342,9 @@ func (t *Task) sysMadvise(addr, length, advice uint64) uint64 {
 	}
 	if !t.tg.mm.Mapped(addr, end) {
 		return errRet(ENOMEM)
+	}
+	if (advice == madvDontneed || advice == madvRemove || advice == madvFree) && vdsoSpecial(t.tg.mm, addr, end) {
+		return errRet(EINVAL) // [vvar] is VM_PFNMAP
 	}
 	switch advice {
 	case madvDontneed:

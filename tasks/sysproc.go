@@ -236,7 +236,13 @@ func (t *Task) sysClockGetres(id int32, addr uint64) uint64 {
 	return errOr0(t.putTimespec(addr, res))
 }
 
-func (t *Task) sysGettimeofday(addr uint64) uint64 {
+func (t *Task) sysGettimeofday(addr, tz uint64) uint64 {
+	if tz != 0 {
+		// struct timezone: sys_tz, {0, 0} (uvm has no settimeofday).
+		if e := t.putU64(tz, 0); e != 0 {
+			return errRet(e)
+		}
+	}
 	if addr == 0 {
 		return 0
 	}

@@ -247,6 +247,9 @@ func (t *Task) run() {
 		if t.vc != nil {
 			t.timingExit(ex.Reason)
 		}
+		if k.det == nil && k.vdso != nil {
+			k.refreshVvar()
+		}
 		t.cpuTimerTick()
 		if k.det != nil {
 			t.sliceLeft -= int64(t.cpu.Retired() - before)
@@ -423,11 +426,21 @@ func (t *Task) setupClock() {
 			return uint64(det.now() + int64(retired-t.accounted)*det.nsPerInsn)
 		}
 	}
+	// A read inside the vDSO is one vDSO call (vdso.go, --stats).
+	counted := func(a vm.Arch) func(retired, pc uint64) uint64 {
+		if k.vdso == nil {
+			return func(retired, _ uint64) uint64 { return clock(retired) }
+		}
+		return func(retired, pc uint64) uint64 {
+			k.countVDSO(a, pc)
+			return clock(retired)
+		}
+	}
 	switch c := t.cpu.(type) {
 	case *arm64.CPU:
-		c.Counter = func() uint64 { return clock(c.Retired()) }
+		c.Counter = counted(vm.ArchARM64)
 	case *amd64.CPU:
-		c.TSC = clock
+		c.TSC = counted(vm.ArchAMD64)
 	}
 }
 

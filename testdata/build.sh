@@ -63,6 +63,9 @@ build_bin() {
 			$cc -static $CFLAGS ${EXTRA_CFLAGS[$name]:-} -pthread -o "bin/$arch/$name" "$src"
 		done
 		$cc -static-pie $CFLAGS -o "bin/$arch/hello-pie" src/hello.c
+		# vdsoclock also linked dynamically: ld.so's setup_vdso path
+		# (cmd/uvm's TestVDSOClockC; needs the arch's libraries).
+		$cc $CFLAGS -o "bin/$arch/vdsoclock-dyn" src/vdsoclock.c
 		echo "built bin/$arch: $(ls "bin/$arch" | wc -l) programs"
 	done
 }

@@ -7,26 +7,27 @@ import (
 
 // Auxiliary vector tags (include/uapi/linux/auxvec.h).
 const (
-	AT_NULL        = 0
-	AT_PHDR        = 3
-	AT_PHENT       = 4
-	AT_PHNUM       = 5
-	AT_PAGESZ      = 6
-	AT_BASE        = 7
-	AT_FLAGS       = 8
-	AT_ENTRY       = 9
-	AT_UID         = 11
-	AT_EUID        = 12
-	AT_GID         = 13
-	AT_EGID        = 14
-	AT_PLATFORM    = 15
-	AT_HWCAP       = 16
-	AT_CLKTCK      = 17
-	AT_SECURE      = 23
-	AT_RANDOM      = 25
-	AT_HWCAP2      = 26
-	AT_EXECFN      = 31
-	AT_MINSIGSTKSZ = 51
+	AT_NULL         = 0
+	AT_PHDR         = 3
+	AT_PHENT        = 4
+	AT_PHNUM        = 5
+	AT_PAGESZ       = 6
+	AT_BASE         = 7
+	AT_FLAGS        = 8
+	AT_ENTRY        = 9
+	AT_UID          = 11
+	AT_EUID         = 12
+	AT_GID          = 13
+	AT_EGID         = 14
+	AT_PLATFORM     = 15
+	AT_HWCAP        = 16
+	AT_CLKTCK       = 17
+	AT_SECURE       = 23
+	AT_RANDOM       = 25
+	AT_HWCAP2       = 26
+	AT_EXECFN       = 31
+	AT_SYSINFO_EHDR = 33
+	AT_MINSIGSTKSZ  = 51
 )
 
 // Stack layout constants. The stack top matches Linux's without ASLR on
@@ -49,6 +50,9 @@ type StackSpec struct {
 	// InterpBase is AT_BASE: where the program interpreter is loaded
 	// (0 for a static program).
 	InterpBase uint64
+	// SysinfoEhdr is AT_SYSINFO_EHDR, the vDSO's ELF header (0 = omit:
+	// no vDSO).
+	SysinfoEhdr uint64
 }
 
 // SetupStack maps the stack and writes argc, argv, envp and auxv as
@@ -93,7 +97,12 @@ func SetupStack(mm *MM, img *Image, s *StackSpec) (uint64, error) {
 	}
 	sp &^= 15
 
-	auxv := [][2]uint64{
+	var auxv [][2]uint64
+	if s.SysinfoEhdr != 0 {
+		// ARCH_DLINFO comes first on both arches.
+		auxv = append(auxv, [2]uint64{AT_SYSINFO_EHDR, s.SysinfoEhdr})
+	}
+	auxv = append(auxv, [][2]uint64{
 		{AT_HWCAP, s.HWCap},
 		{AT_PAGESZ, PageSize},
 		{AT_CLKTCK, 100},
@@ -112,7 +121,7 @@ func SetupStack(mm *MM, img *Image, s *StackSpec) (uint64, error) {
 		{AT_HWCAP2, s.HWCap2},
 		{AT_EXECFN, execfn},
 		{AT_PLATFORM, plat},
-	}
+	}...)
 	if s.MinSigStk != 0 {
 		auxv = append(auxv, [2]uint64{AT_MINSIGSTKSZ, s.MinSigStk})
 	}

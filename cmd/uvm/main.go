@@ -105,6 +105,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		icacheMode = fl.String("icache", "", "arm64 I-side with the cache model: strict (default: code needs DC CVAU, IC IVAU and ISB) or coherent; implies --cache-model")
 		redecode   = fl.Bool("redecode", false, "decode every instruction afresh before executing it (slow; differential test of the predecoded-instruction cache)")
 	)
+	vdsoMode := fl.String("vdso", "on", "on: map a vDSO (time without syscalls, AT_SYSINFO_EHDR); off: none, as Linux's vdso=0")
 	limitFl := addLimitFlags(fl)
 	var uprobeSpecs, uretprobeSpecs, uprobeOpts listFlag
 	probeLog := fl.String("probe-log", "", "write one line per probe hit (tid, probe, pc, first six argument registers / return value) to FILE ('-' for stderr)")
@@ -163,6 +164,14 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		opts.CacheModel = icache.NewModels(cfg)
 	}
 	opts.Redecode = *redecode
+	switch *vdsoMode {
+	case "on", "1":
+	case "off", "0":
+		opts.NoVDSO = true
+	default:
+		fmt.Fprintf(stderr, "uvm run: --vdso=%s: want on or off\n", *vdsoMode)
+		return 2
+	}
 	closeAll := []io.Closer{}
 	defer func() {
 		for _, c := range closeAll {

@@ -146,7 +146,7 @@ func TestTSCAux(t *testing.T) {
 	// rdtscp; mov r8, rcx; rdpid r9
 	c := newTestCPU(t, h("0f01f9 4989c8 f3410fc7f9"), false)
 	c.TSCAux = 3
-	c.TSC = func(n uint64) uint64 { return 0x1234567890 + n }
+	c.TSC = func(n, _ uint64) uint64 { return 0x1234567890 + n }
 	c.SetReg(1, ^uint64(0))
 	runToEnd(t, c, 3+3+5)
 	checkReg(t, c, "r8 (rdtscp ecx)", 8, 3)

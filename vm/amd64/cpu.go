@@ -47,11 +47,11 @@ type CPU struct {
 
 	retired   uint64
 	interrupt atomic.Bool
-	// TSC, when set, supplies RDTSC given the thread's retired count so
-	// far: one machine-wide clock (virtual time in deterministic mode),
-	// so the counter is monotonic across threads. Nil: the thread's own
-	// retired instructions.
-	TSC func(retired uint64) uint64
+	// TSC, when set, supplies RDTSC at pc given the thread's retired
+	// count so far: one machine-wide clock (virtual time in deterministic
+	// mode), so the counter is monotonic across threads. Nil: the
+	// thread's own retired instructions.
+	TSC func(retired, pc uint64) uint64
 	// TSCAux is the IA32_TSC_AUX value RDTSCP and RDPID return: Linux
 	// keeps (node << 12) | cpu there; uvm sets the virtual CPU number
 	// of the thread (tasks). Set before Run, not while it runs.

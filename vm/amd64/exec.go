@@ -559,7 +559,7 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 		case decode.X86Rdtsc, decode.X86Rdtscp:
 			t := c.retired + n
 			if c.TSC != nil {
-				t = c.TSC(t)
+				t = c.TSC(t, pc)
 			}
 			g[0], g[2] = t&0xFFFFFFFF, t>>32
 			if in.Op == decode.X86Rdtscp {

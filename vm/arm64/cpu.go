@@ -45,9 +45,10 @@ type CPU struct {
 	cm *cmState
 
 	// Counter, when set, supplies CNTVCT_EL0 (ticks of CNTFRQ_EL0 =
-	// CounterFreq Hz). Deterministic runs set it to a virtual clock; the
+	// CounterFreq Hz) for the MRS at pc, given the instructions retired
+	// before it. Deterministic runs set it to a virtual clock; the
 	// default is host monotonic time since the CPU was created.
-	Counter func() uint64
+	Counter func(retired, pc uint64) uint64
 	born    time.Time
 }
 
@@ -190,10 +191,12 @@ func (c *CPU) TraceLine() string {
 	return string(b)
 }
 
-// counter reads CNTVCT_EL0.
-func (c *CPU) counter() uint64 {
+// counter reads CNTVCT_EL0 for the MRS at pc, in the middle of a run:
+// the instructions retired before it are the earlier calls', this call's
+// earlier blocks' (c.n) and those of the current block before pc.
+func (c *CPU) counter(pc uint64) uint64 {
 	if c.Counter != nil {
-		return c.Counter()
+		return c.Counter(c.retired+c.n+(pc-c.blockStart)>>2, pc)
 	}
 	return uint64(time.Since(c.born))
 }

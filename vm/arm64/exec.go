@@ -645,7 +645,7 @@ block:
 				pc += 4
 				continue block
 			case decode.A64MRS:
-				r[in.Rd] = c.mrs(in.Imm, nzcv)
+				r[in.Rd] = c.mrs(in.Imm, nzcv, pc)
 			case decode.A64MSR:
 				if in.Imm == decode.A64SysNZCV {
 					nzcv = r[in.Rd] >> 28 & 15

@@ -211,7 +211,7 @@ func fuzzRunA64(t *testing.T, code []byte, seed uint64) {
 	// AHP, DN, FZ, RMode and FZ16.
 	rs.FPCR = uint32(rng.next()) & (1<<26 | 1<<25 | 1<<24 | 3<<22 | 1<<19)
 	rs.TPIDR = rng.value()
-	c.Counter = func() uint64 { return c.Retired() * 3 }
+	c.Counter = func(retired, _ uint64) uint64 { return retired * 3 }
 	switch mode >> 2 & 7 {
 	case 1:
 		c.SetRedecode(true)

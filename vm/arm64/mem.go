@@ -358,8 +358,8 @@ func (c *CPU) barrier() {
 	atomic.AddUint64(&c.fence, 0)
 }
 
-// mrs reads system register id (decode.A64Sys*).
-func (c *CPU) mrs(id uint64, nzcv uint64) uint64 {
+// mrs reads system register id (decode.A64Sys*) for the MRS at pc.
+func (c *CPU) mrs(id uint64, nzcv uint64, pc uint64) uint64 {
 	switch id {
 	case decode.A64SysNZCV:
 		return nzcv << 28
@@ -372,7 +372,7 @@ func (c *CPU) mrs(id uint64, nzcv uint64) uint64 {
 	case decode.A64SysCTR, decode.A64SysDCZID:
 		return c.mrsCache(id)
 	case decode.A64SysCNTVCT:
-		return c.counter()
+		return c.counter(pc)
 	case decode.A64SysCNTFRQ:
 		return CounterFreq
 	}

@@ -302,7 +302,7 @@ func TestSystem(t *testing.T) {
 	for i := uint64(0); i < 16; i++ {
 		poke64(t, c, tData+8*i, ^uint64(0))
 	}
-	c.Counter = func() uint64 { return 777 }
+	c.Counter = func(_, _ uint64) uint64 { return 777 }
 	runToBrk(t, c)
 	if c.Reg(2) != DCZID || c.Reg(3) != CTR || c.Reg(4) != CounterFreq || c.Reg(5) != 777 || c.Reg(6) != 0x1234_5678_9abc || c.TLS() != 0x1234_5678_9abc {
 		t.Errorf("mrs: %#x %#x %#x %#x %#x", c.Reg(2), c.Reg(3), c.Reg(4), c.Reg(5), c.Reg(6))
