@@ -274,3 +274,13 @@ func (tg *ThreadGroup) releaseUprobes() {
 // SetUprobes installs the uprobe subsystem (before the first Start; the
 // system's Options.Clock should be k.UprobeClock()).
 func (k *Kernel) SetUprobes(sys *uprobes.System) { k.opts.Uprobes = sys }
+
+// xolStep single-steps the XOL slot as the trap flag does: on amd64 a REP
+// string instruction runs one iteration per step (vm/amd64 StepTrap), so
+// a probe on one hits once per iteration, as in the kernel.
+func xolStep(c vm.CPU) vm.Exit {
+	if s, ok := c.(interface{ StepTrap() vm.Exit }); ok {
+		return s.StepTrap()
+	}
+	return c.Step()
+}
