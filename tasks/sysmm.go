@@ -252,6 +252,9 @@ func (t *Task) sysMremap(old, oldLen, newLen, flags, newAddr uint64) uint64 {
 	if !ok || !mm.Mapped(old, oldEnd) {
 		return errRet(EFAULT)
 	}
+	if e := t.tg.uprobeXOLMremap(old, oldLen, newLen, flags&(mremapFixed|4) != 0); e != 0 { // 4: MREMAP_DONTUNMAP moves
+		return errRet(e)
+	}
 	if flags&mremapFixed != 0 {
 		if flags&mremapMaymove == 0 || newAddr&vm.PageMask != 0 {
 			return errRet(EINVAL)

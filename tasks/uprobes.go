@@ -284,3 +284,16 @@ func xolStep(c vm.CPU) vm.Exit {
 	}
 	return c.Step()
 }
+
+// uprobeXOLMremap refuses an mremap of the "[uprobes]" area as the
+// kernel's special mapping does (uprobes.MM.XOLMremap); 0 otherwise.
+func (tg *ThreadGroup) uprobeXOLMremap(old, oldLen, newLen uint64, fixed bool) Errno {
+	if tg.umm == nil {
+		return 0
+	}
+	v, ok := tg.mm.FindVMA(old)
+	if !ok || v.Name != "[uprobes]" {
+		return 0
+	}
+	return Errno(tg.umm.XOLMremap(oldLen, newLen, fixed))
+}

@@ -576,7 +576,7 @@ func (m *MM) prepareUprobe(u *uprobe, vaddr uint64) error {
 	if isTrapInsn(m.arch, u.arch.insn[:n]) {
 		return m.sys.reject(m.arch, u.offset, u.arch.insn[:n], ENOTSUPP, "the instruction already is a breakpoint")
 	}
-	if e, why := analyzeInsn(m.arch, &u.arch, vaddr, n, m.sys.opts.ARM64SimulateNOP); e != 0 {
+	if e, why := analyzeInsn(m.arch, &u.arch, vaddr, n, &m.sys.opts); e != 0 {
 		return m.sys.reject(m.arch, u.offset, u.arch.insn[:n], e, why)
 	}
 	u.copied.Store(true)
@@ -584,14 +584,14 @@ func (m *MM) prepareUprobe(u *uprobe, vaddr uint64) error {
 }
 
 // analyzeInsn is arch_uprobe_analyze_insn for arch.
-func analyzeInsn(arch Arch, au *archUprobe, vaddr uint64, n int, simNOP bool) (Errno, string) {
+func analyzeInsn(arch Arch, au *archUprobe, vaddr uint64, n int, o *Options) (Errno, string) {
 	if arch == ArchAMD64 {
-		return analyzeX86(au, n)
+		return analyzeX86(au, n, o.X86NopForms)
 	}
 	if n < 4 {
 		return EIO, "instruction truncated by the end of the file"
 	}
-	return analyzeARM64(au, vaddr, simNOP)
+	return analyzeARM64(au, vaddr, o.ARM64SimulateNOP)
 }
 
 func (s *System) reject(arch Arch, off uint64, insn []byte, e Errno, why string) error {

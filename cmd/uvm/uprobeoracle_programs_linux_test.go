@@ -40,6 +40,7 @@ func TestUprobeOracleWholePrograms(t *testing.T) {
 		{"fork", []string{"leaf", "forker"}, true, false},
 		{"signal", []string{"leaf", "on_usr1", "raiser"}, true, true},
 		{"itimer", []string{"leaf", "on_tick"}, false, false},
+		{"mremap", []string{"leaf"}, true, true},
 	}
 	for _, sc := range scenarios {
 		for _, ret := range []bool{false, true} {

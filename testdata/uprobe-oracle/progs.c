@@ -6,12 +6,15 @@
  * ("calls FUNC N"), so that hits can be checked against the program's own
  * count. Build: build.sh (gcc -O1, no inlining, no sibling calls: every
  * probed function is entered by a call and returns by a ret). */
+#define _GNU_SOURCE
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/mman.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -95,6 +98,33 @@ P void on_tick(int sig)
 	ticks++;
 }
 
+/* xol_area finds the [uprobes] mapping in /proc/self/maps (0: none). */
+static unsigned long xol_area(void)
+{
+	char line[512];
+	unsigned long lo = 0, a, b;
+	FILE *f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof line, f))
+		if (strstr(line, "[uprobes]") && sscanf(line, "%lx-%lx", &a, &b) == 2)
+			lo = a;
+	fclose(f);
+	return lo;
+}
+
+/* try_mremap prints mremap's result on the XOL area: the errno, or
+ * "moved"/"same" and where the area is afterwards. */
+static void try_mremap(const char *what, unsigned long xol, size_t newlen, int flags, unsigned long to)
+{
+	void *r = mremap((void *)xol, 4096, newlen, flags, (void *)to);
+	if (r == MAP_FAILED)
+		printf("mremap %s: errno %d\n", what, errno);
+	else
+		printf("mremap %s: ok, %s; [uprobes] %s\n", what, (unsigned long)r == xol ? "in place" : "moved",
+			xol_area() == xol ? "unmoved" : "moved");
+}
+
 static void *worker(void *arg)
 {
 	long id = (long)arg, i, s = 0;
@@ -172,6 +202,24 @@ int main(int argc, char **argv)
 		memset(&it, 0, sizeof it);
 		setitimer(ITIMER_REAL, &it, NULL);
 		printf("sum %ld\ncalls on_tick %d\n", s, (int)ticks);
+	} else if (!strcmp(m, "mremap")) {
+		/* The XOL area is a special mapping: the kernel refuses to
+		 * move or grow it (6.13+: xol_mremap). */
+		unsigned long xol, spare;
+		s = leaf(1);
+		xol = xol_area();
+		if (!xol) {
+			printf("no [uprobes] mapping\n");
+			return 0;
+		}
+		spare = (unsigned long)mmap(NULL, 8192, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		munmap((void *)spare, 8192);
+		try_mremap("grow", xol, 8192, 0, 0);
+		try_mremap("grow-maymove", xol, 8192, MREMAP_MAYMOVE, 0);
+		try_mremap("move", xol, 4096, MREMAP_MAYMOVE | MREMAP_FIXED, spare);
+		try_mremap("same", xol, 4096, 0, 0);
+		s += leaf(2);
+		printf("sum %ld; [uprobes] %s\n", s, xol_area() == xol ? "unmoved" : "moved");
 	} else {
 		return 2;
 	}
