@@ -91,7 +91,7 @@ func (t *Task) sysMmap(addr, length, prot, flags uint64, fd int32, off uint64) u
 		v.Start, v.End = a, a+length
 	}
 	if v.File != nil || v.Obj != nil && v.Obj.File != nil {
-		t.tg.uprobeMmap(v)
+		t.tg.uprobeMmap(v, t)
 	}
 	return v.Start
 }

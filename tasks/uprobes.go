@@ -203,10 +203,10 @@ func (t *Task) newUtask() {
 	}
 }
 
-// uprobeMmap tells uprobes about a new file mapping.
-func (tg *ThreadGroup) uprobeMmap(v vm.VMA) {
+// uprobeMmap tells uprobes about a new file mapping that t made.
+func (tg *ThreadGroup) uprobeMmap(v vm.VMA, t *Task) {
 	if tg.umm != nil {
-		tg.umm.Mmap(toUVMA(v))
+		tg.umm.MmapBy(toUVMA(v), uThread{t})
 	}
 }
 

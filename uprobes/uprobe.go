@@ -791,7 +791,13 @@ func (m *MM) delayedRefCtrInc(v *VMA) {
 // the mapped range whose consumers want this mm, and applies pending SDT
 // counter increments to a new writable mapping. Errors are ignored, as
 // in Linux. Do not hold the address space's own lock while calling.
-func (m *MM) Mmap(v VMA) {
+func (m *MM) Mmap(v VMA) { m.MmapBy(v, nil) }
+
+// MmapBy is Mmap called by the thread current (the one making the
+// mapping; nil: none, as for the ELF loader): like uprobe_mmap it installs
+// no breakpoint while current has a fatal signal pending (the task is
+// being killed and will never run the mapping).
+func (m *MM) MmapBy(v VMA, current Thread) {
 	s := m.sys
 	if s.tree.empty() || m.dead.Load() {
 		return
@@ -808,7 +814,7 @@ func (m *MM) Mmap(v VMA) {
 	mu.Lock()
 	defer mu.Unlock()
 	for _, u := range s.buildProbeList(&v, v.Start, v.End) {
-		if u.filterChain(m) {
+		if (current == nil || !current.FatalSignalPending()) && u.filterChain(m) {
 			_ = m.installBreakpoint(u, v.vaddrOf(u.offset))
 		}
 		s.putUprobe(u)
