@@ -91,7 +91,7 @@ func (t *Task) sysMmap(addr, length, prot, flags uint64, fd int32, off uint64) u
 		v.Start, v.End = a, a+length
 	}
 	if v.File != nil || v.Obj != nil && v.Obj.File != nil {
-		t.tg.uprobeMmap(v)
+		t.tg.uprobeMmap(v, t)
 	}
 	return v.Start
 }
@@ -254,6 +254,9 @@ func (t *Task) sysMremap(old, oldLen, newLen, flags, newAddr uint64) uint64 {
 	oldEnd, ok := vm.CheckRange(old, oldLen)
 	if !ok || !mm.Mapped(old, oldEnd) {
 		return errRet(EFAULT)
+	}
+	if e := t.tg.uprobeXOLMremap(old, oldLen, newLen, flags&(mremapFixed|4) != 0); e != 0 { // 4: MREMAP_DONTUNMAP moves
+		return errRet(e)
 	}
 	if flags&mremapFixed != 0 {
 		if flags&mremapMaymove == 0 || newAddr&vm.PageMask != 0 {

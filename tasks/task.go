@@ -231,7 +231,7 @@ func (t *Task) run() {
 			if k.opts.TraceInsn != nil {
 				fmt.Fprintln(k.opts.TraceInsn, t.cpu.TraceLine())
 			}
-			ex = t.cpu.Step()
+			ex = xolStep(t.cpu)
 		case k.opts.TraceInsn != nil:
 			fmt.Fprintln(k.opts.TraceInsn, t.cpu.TraceLine())
 			ex = t.cpu.Step()

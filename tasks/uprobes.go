@@ -203,10 +203,10 @@ func (t *Task) newUtask() {
 	}
 }
 
-// uprobeMmap tells uprobes about a new file mapping.
-func (tg *ThreadGroup) uprobeMmap(v vm.VMA) {
+// uprobeMmap tells uprobes about a new file mapping that t made.
+func (tg *ThreadGroup) uprobeMmap(v vm.VMA, t *Task) {
 	if tg.umm != nil {
-		tg.umm.Mmap(toUVMA(v))
+		tg.umm.MmapBy(toUVMA(v), uThread{t})
 	}
 }
 
@@ -274,3 +274,26 @@ func (tg *ThreadGroup) releaseUprobes() {
 // SetUprobes installs the uprobe subsystem (before the first Start; the
 // system's Options.Clock should be k.UprobeClock()).
 func (k *Kernel) SetUprobes(sys *uprobes.System) { k.opts.Uprobes = sys }
+
+// xolStep single-steps the XOL slot as the trap flag does: on amd64 a REP
+// string instruction runs one iteration per step (vm/amd64 StepTrap), so
+// a probe on one hits once per iteration, as in the kernel.
+func xolStep(c vm.CPU) vm.Exit {
+	if s, ok := c.(interface{ StepTrap() vm.Exit }); ok {
+		return s.StepTrap()
+	}
+	return c.Step()
+}
+
+// uprobeXOLMremap refuses an mremap of the "[uprobes]" area as the
+// kernel's special mapping does (uprobes.MM.XOLMremap); 0 otherwise.
+func (tg *ThreadGroup) uprobeXOLMremap(old, oldLen, newLen uint64, fixed bool) Errno {
+	if tg.umm == nil {
+		return 0
+	}
+	v, ok := tg.mm.FindVMA(old)
+	if !ok || v.Name != "[uprobes]" {
+		return 0
+	}
+	return Errno(tg.umm.XOLMremap(oldLen, newLen, fixed))
+}

@@ -73,6 +73,9 @@
 //	ARM64SimulateNOP     true (default, v6.13) | false (NOP stepped out of line)
 //	ReturnInstancePool   true (default, seed 004) | false (allocate/free per hit)
 //	X86UretprobeSyscall  true (default, v6.11: the syscall stub in slot 0) | false (INT3)
+//	X86NopForms          true (default, v6.18: x86_nops[] forms emulated as NOPs) | false (opcode 0x90 only)
+//	XOLMremapDenied      true (default, v6.13: moving [uprobes] is EPERM) | false (the move succeeds)
+//	Kernel               SetKernel("6.10"…"6.18") sets all of the above as that release (kernelversion.go)
 //	Wrong*               test-only known-wrong variants: WrongSignalDeniedV1 (loses a signal denied
 //	                     during a step), WrongFlushElisionNoCompare (stale XOL slot under a strict
 //	                     I-cache), WrongReuseBeforeUnlink (ri_timer walks into the pool)

@@ -409,7 +409,7 @@ func (ex *Executable) Analyze(off uint64) error {
 	if isTrapInsn(ex.ref.arch, au.insn[:n]) {
 		return ex.sys.reject(ex.ref.arch, off, au.insn[:n], ENOTSUPP, "the instruction already is a breakpoint")
 	}
-	if e, why := analyzeInsn(ex.ref.arch, &au, off, n, ex.sys.opts.ARM64SimulateNOP); e != 0 {
+	if e, why := analyzeInsn(ex.ref.arch, &au, off, n, &ex.sys.opts); e != 0 {
 		return ex.sys.reject(ex.ref.arch, off, au.insn[:n], e, why)
 	}
 	return nil

@@ -27,6 +27,9 @@ type fakeAS struct {
 	strict  bool
 	ipages  map[uint64]*[PageSize]byte
 	flushes []uint64
+	// findHook, when set, runs once after a FindVMA has computed its
+	// answer (a concurrent change of the address space).
+	findHook func()
 }
 
 func newFakeAS() *fakeAS {
@@ -58,8 +61,14 @@ func (a *fakeAS) findLocked(addr uint64) (VMA, bool) {
 
 func (a *fakeAS) FindVMA(addr uint64) (VMA, bool) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.findLocked(addr)
+	v, ok := a.findLocked(addr)
+	hook := a.findHook
+	a.findHook = nil
+	a.mu.Unlock()
+	if hook != nil {
+		hook()
+	}
+	return v, ok
 }
 
 func (a *fakeAS) VMAs() []VMA {
@@ -239,6 +248,11 @@ func (th *fakeThread) Siglock() sync.Locker { return &th.siglock }
 func (th *fakeThread) FatalSignalPending() bool {
 	return th.fatal.Load()
 }
+
+// exitingThread is a fakeThread in do_exit (PF_EXITING).
+type exitingThread struct{ *fakeThread }
+
+func (exitingThread) Exiting() bool { return true }
 
 func (th *fakeThread) RecalcSigpending() {
 	th.mu.Lock()

@@ -187,6 +187,13 @@ type Thread interface {
 	SendSignal(sig int, force bool)
 }
 
+// Exiter is an optional interface of Thread: Exiting is PF_EXITING, the
+// thread has begun do_exit (the fork child's dup_xol_work then does
+// nothing).
+type Exiter interface {
+	Exiting() bool
+}
+
 // Waiter is an optional interface of Thread: when the XOL area has no
 // free slot, the thread sleeps in Wait until ready returns true. ready
 // takes a slot when it returns true (it has a side effect, like the

@@ -82,6 +82,25 @@ type Options struct {
 	// there (the compat-task trampoline). Default true.
 	X86UretprobeSyscall bool
 
+	// X86NopForms (v6.18, the nop5 optimisation series): the kernel's
+	// recommended NOPs of every length (x86_nops[len]: 66 90, 0F 1F 00,
+	// 0F 1F 44 00 00, 66 0F 1F 44 00 00 …) are emulated as NOPs, before
+	// the 66-prefix rule of branches. false is the older rule: only
+	// OPCODE1 0x90 is a NOP (66 90 is refused with ENOTSUPP like any
+	// 66-prefixed branch; NOPL is single-stepped). Default true.
+	X86NopForms bool
+
+	// XOLMremapDenied (v6.13, Oleg Nesterov's XOL cleanups): mremap
+	// moving the "[uprobes]" area fails with EPERM (xol_mremap). false:
+	// the move succeeds and the area's address goes stale, as before.
+	// Growing it fails with EFAULT either way (VM_DONTEXPAND). Default
+	// true.
+	XOLMremapDenied bool
+
+	// Kernel is the release the version-dependent switches were last set
+	// for by SetKernel (DefaultKernel in DefaultOptions); informational.
+	Kernel string
+
 	// Test-only, known-wrong variants. Each reproduces a design the
 	// kernel review rejected, so that tests can prove they catch it.
 
@@ -149,6 +168,9 @@ func DefaultOptions() Options {
 		ARM64SimulateNOP:    true,
 		ReturnInstancePool:  true,
 		X86UretprobeSyscall: true,
+		X86NopForms:         true,
+		XOLMremapDenied:     true,
+		Kernel:              DefaultKernel,
 	}
 }
 
@@ -165,6 +187,10 @@ func (o *Options) boolField(name string) *bool {
 		return &o.ReturnInstancePool
 	case "x86uretprobesyscall":
 		return &o.X86UretprobeSyscall
+	case "x86nopforms":
+		return &o.X86NopForms
+	case "xolmremapdenied":
+		return &o.XOLMremapDenied
 	case "wrongsignaldeniedv1":
 		return &o.WrongSignalDeniedV1
 	case "wrongflushelisionnocompare":
@@ -177,7 +203,7 @@ func (o *Options) boolField(name string) *bool {
 
 // OptionNames lists the switch names Set accepts.
 func OptionNames() []string {
-	n := []string{"TreeLock", "SingleStepSiglock", "XOLFlushElision", "ARM64SimulateNOP",
+	n := []string{"Kernel", "TreeLock", "SingleStepSiglock", "X86NopForms", "XOLMremapDenied", "XOLFlushElision", "ARM64SimulateNOP",
 		"ReturnInstancePool", "X86UretprobeSyscall", "WrongSignalDeniedV1",
 		"WrongFlushElisionNoCompare", "WrongReuseBeforeUnlink"}
 	sort.Strings(n)
@@ -186,7 +212,11 @@ func OptionNames() []string {
 
 // Set sets one switch by name (case-insensitive), e.g. ("TreeLock",
 // "rwlock") or ("XOLFlushElision", "false"), for command-line flags.
+// ("Kernel", "6.12") sets every version-dependent switch (SetKernel).
 func (o *Options) Set(name, value string) error {
+	if strings.EqualFold(name, "Kernel") {
+		return o.SetKernel(value)
+	}
 	if strings.EqualFold(name, "TreeLock") {
 		l, err := ParseTreeLock(value)
 		if err != nil {
@@ -209,8 +239,8 @@ func (o *Options) Set(name, value string) error {
 
 // String lists the switches as name=value pairs.
 func (o Options) String() string {
-	return fmt.Sprintf("TreeLock=%s SingleStepSiglock=%t XOLFlushElision=%t ARM64SimulateNOP=%t ReturnInstancePool=%t X86UretprobeSyscall=%t",
-		o.TreeLock, o.SingleStepSiglock, o.XOLFlushElision, o.ARM64SimulateNOP, o.ReturnInstancePool, o.X86UretprobeSyscall)
+	return fmt.Sprintf("Kernel=%s TreeLock=%s SingleStepSiglock=%t XOLFlushElision=%t ARM64SimulateNOP=%t ReturnInstancePool=%t X86UretprobeSyscall=%t X86NopForms=%t XOLMremapDenied=%t",
+		o.Kernel, o.TreeLock, o.SingleStepSiglock, o.XOLFlushElision, o.ARM64SimulateNOP, o.ReturnInstancePool, o.X86UretprobeSyscall, o.X86NopForms, o.XOLMremapDenied)
 }
 
 // RITimerPeriod is RI_TIMER_PERIOD (HZ/10): how long after a task's last

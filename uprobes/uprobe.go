@@ -576,7 +576,7 @@ func (m *MM) prepareUprobe(u *uprobe, vaddr uint64) error {
 	if isTrapInsn(m.arch, u.arch.insn[:n]) {
 		return m.sys.reject(m.arch, u.offset, u.arch.insn[:n], ENOTSUPP, "the instruction already is a breakpoint")
 	}
-	if e, why := analyzeInsn(m.arch, &u.arch, vaddr, n, m.sys.opts.ARM64SimulateNOP); e != 0 {
+	if e, why := analyzeInsn(m.arch, &u.arch, vaddr, n, &m.sys.opts); e != 0 {
 		return m.sys.reject(m.arch, u.offset, u.arch.insn[:n], e, why)
 	}
 	u.copied.Store(true)
@@ -584,14 +584,14 @@ func (m *MM) prepareUprobe(u *uprobe, vaddr uint64) error {
 }
 
 // analyzeInsn is arch_uprobe_analyze_insn for arch.
-func analyzeInsn(arch Arch, au *archUprobe, vaddr uint64, n int, simNOP bool) (Errno, string) {
+func analyzeInsn(arch Arch, au *archUprobe, vaddr uint64, n int, o *Options) (Errno, string) {
 	if arch == ArchAMD64 {
-		return analyzeX86(au, n)
+		return analyzeX86(au, n, o.X86NopForms)
 	}
 	if n < 4 {
 		return EIO, "instruction truncated by the end of the file"
 	}
-	return analyzeARM64(au, vaddr, simNOP)
+	return analyzeARM64(au, vaddr, o.ARM64SimulateNOP)
 }
 
 func (s *System) reject(arch Arch, off uint64, insn []byte, e Errno, why string) error {
@@ -791,7 +791,13 @@ func (m *MM) delayedRefCtrInc(v *VMA) {
 // the mapped range whose consumers want this mm, and applies pending SDT
 // counter increments to a new writable mapping. Errors are ignored, as
 // in Linux. Do not hold the address space's own lock while calling.
-func (m *MM) Mmap(v VMA) {
+func (m *MM) Mmap(v VMA) { m.MmapBy(v, nil) }
+
+// MmapBy is Mmap called by the thread current (the one making the
+// mapping; nil: none, as for the ELF loader): like uprobe_mmap it installs
+// no breakpoint while current has a fatal signal pending (the task is
+// being killed and will never run the mapping).
+func (m *MM) MmapBy(v VMA, current Thread) {
 	s := m.sys
 	if s.tree.empty() || m.dead.Load() {
 		return
@@ -808,7 +814,7 @@ func (m *MM) Mmap(v VMA) {
 	mu.Lock()
 	defer mu.Unlock()
 	for _, u := range s.buildProbeList(&v, v.Start, v.End) {
-		if u.filterChain(m) {
+		if (current == nil || !current.FatalSignalPending()) && u.filterChain(m) {
 			_ = m.installBreakpoint(u, v.vaddrOf(u.offset))
 		}
 		s.putUprobe(u)

@@ -88,6 +88,10 @@ func (s *System) hprobeFinalize(h *hprobe, old int32) {
 	}
 }
 
+// hprobeExpireRace, when set (tests only), runs between hprobe_expire's
+// reference grab and its cmpxchg: where a racing hprobe_consume wins.
+var hprobeExpireRace func(h *hprobe)
+
 // hprobeExpire is hprobe_expire: turn a lease into a reference (or GONE).
 // The caller holds retSRCU.
 func (s *System) hprobeExpire(h *hprobe, get bool) *uprobe {
@@ -109,6 +113,9 @@ func (s *System) hprobeExpire(h *hprobe, get bool) *uprobe {
 		ns := hprobeGone
 		if u != nil {
 			ns = hprobeStable
+		}
+		if hprobeExpireRace != nil {
+			hprobeExpireRace(h)
 		}
 		if h.state.CompareAndSwap(hprobeLeased, ns) {
 			s.retSRCU.readUnlock(h.srcuCPU, h.srcuIdx)

@@ -671,13 +671,17 @@ func (t *Task) CopyProcess(child *Task, vfork bool) {
 
 // TaskWork runs the uprobe task work queued for the thread (the fork
 // child's dup_xol_work): call it before the thread first enters the
-// guest.
+// guest, or from its exit path if it never did (exit_task_work). A thread
+// that is exiting (Exiter) creates no XOL area.
 func (t *Task) TaskWork() {
 	ut := t.utask
 	if ut == nil || !ut.dupXOLPending {
 		return
 	}
 	ut.dupXOLPending = false
+	if e, ok := t.th.(Exiter); ok && e.Exiting() {
+		return // dup_xol_work: current->flags & PF_EXITING
+	}
 	if _, err := t.mm.createXOLArea(ut.dupXOLAddr); err != nil && !t.th.FatalSignalPending() {
 		t.mm.sys.warn("uprobe: pid %d: dup xol area", t.tid)
 	}

@@ -104,8 +104,8 @@ const x86EFLAGS_TF = 0x100
 const errENOSYS Errno = 38
 
 // analyzeX86 is arch_uprobe_analyze_insn for a 64-bit mm. n is the number
-// of valid bytes in au.insn.
-func analyzeX86(au *archUprobe, n int) (Errno, string) {
+// of valid bytes in au.insn; nopForms is Options.X86NopForms.
+func analyzeX86(au *archUprobe, n int, nopForms bool) (Errno, string) {
 	x, ok := decodeX86(au.insn[:n])
 	if !ok {
 		return ENOEXEC, "instruction could not be decoded"
@@ -133,7 +133,7 @@ func analyzeX86(au *archUprobe, n int) (Errno, string) {
 		}
 		return ENOTSUPP, "opcode not in good_insns_64"
 	}
-	if e, why := x86BranchSetup(au, &x, au.insn[:n]); e != errENOSYS {
+	if e, why := x86BranchSetup(au, &x, au.insn[:n], nopForms); e != errENOSYS {
 		return e, why
 	}
 	if x86PushSetup(au, &x) {
@@ -190,8 +190,13 @@ var x86Nops = [...][]byte{
 // or OPCODE1 is 0x90 whatever the prefixes — so PAUSE (F3 90), 41 90
 // (xchg r8d,eax: the probed program loses the exchange), 49 90 and even a
 // VEX-encoded opcode 0x90 (kmovw) are emulated as NOPs. Other NOPL forms
-// (0F 1F with another ModRM/displacement) are single-stepped.
-func x86InsnIsNop(x *x86Insn, b []byte) bool {
+// (0F 1F with another ModRM/displacement) are single-stepped. Without
+// nopForms (before 6.18) it is false: opcode 0x90 is then a case of the
+// branch switch, subject to the 66-prefix rule.
+func x86InsnIsNop(x *x86Insn, b []byte, nopForms bool) bool {
+	if !nopForms {
+		return false
+	}
 	if x.length < len(x86Nops) && string(b[:x.length]) == string(x86Nops[x.length]) {
 		return true
 	}
@@ -205,11 +210,12 @@ func isCondJmpOpcode(op byte) bool { return op >= 0x70 && op <= 0x7F }
 // so a VEX/EVEX instruction whose opcode byte is 7x (vpcmpeqb, vpshufd…),
 // E8, E9, EB or 90 is emulated as a Jcc (offset: its immediate, if any),
 // call, jmp or NOP and never executed (verified on v6.18.44).
-func x86BranchSetup(au *archUprobe, x *x86Insn, b []byte) (Errno, string) {
+func x86BranchSetup(au *archUprobe, x *x86Insn, b []byte, nopForms bool) (Errno, string) {
 	opc1 := x.opcode1()
-	nop := x86InsnIsNop(x, b)
+	nop := x86InsnIsNop(x, b, nopForms)
 	if !nop {
 		switch opc1 {
+		case 0x90: // before 6.18: "prefix* + nop; same as jmp with .offs = 0"
 		case 0xEB, 0xE9:
 		case 0xE8:
 			// branch_clear_offset: "call 1f; 1:" if emulation fails.
@@ -308,7 +314,7 @@ func x86ScratchReg(au *archUprobe) int {
 func X86Fate(b []byte) (fate, detail string) {
 	var au archUprobe
 	n := copy(au.insn[:], b)
-	if e, why := analyzeX86(&au, n); e != 0 {
+	if e, why := analyzeX86(&au, n, true); e != 0 {
 		return "reject", why + " (" + e.Error() + ")"
 	}
 	switch au.xops {

@@ -96,7 +96,7 @@ func TestX86Fate_Table(t *testing.T) {
 			if tc.ixol != "" {
 				var au archUprobe
 				n := copy(au.insn[:], b)
-				e, _ := analyzeX86(&au, n)
+				e, _ := analyzeX86(&au, n, true)
 				require.Zero(t, e)
 				want := unhex(t, tc.ixol)
 				assert.Equal(t, want, au.insn[:len(want)])
@@ -163,7 +163,7 @@ func TestX86Emulate(t *testing.T) {
 		tk.getUtask()
 		var au archUprobe
 		n := copy(au.insn[:], unhex(t, code))
-		e, why := analyzeX86(&au, n)
+		e, why := analyzeX86(&au, n, true)
 		require.Zero(t, e, why)
 		r.pc = addr
 		if setup != nil {

@@ -300,3 +300,19 @@ func cacheLines(addr uint64, n int) int {
 	}
 	return int((addr+uint64(n)-1)/64 - addr/64 + 1)
 }
+
+// XOLMremap is the "[uprobes]" special mapping's answer to an mremap of
+// it from oldLen to newLen bytes (move: the call would move it), or 0 to
+// let the call go on: growing fails with EFAULT (the mapping is
+// VM_DONTEXPAND), moving with EPERM since 6.13 (xol_mremap;
+// Options.XOLMremapDenied). Before 6.13 the move succeeds and the area's
+// address goes stale (the next out-of-line step faults).
+func (m *MM) XOLMremap(oldLen, newLen uint64, move bool) Errno {
+	switch {
+	case newLen > oldLen:
+		return EFAULT
+	case move && m.sys.opts.XOLMremapDenied:
+		return EPERM
+	}
+	return 0
+}

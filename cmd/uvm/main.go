@@ -111,7 +111,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	probeLog := fl.String("probe-log", "", "write one line per probe hit (tid, probe, pc, first six argument registers / return value) to FILE ('-' for stderr)")
 	fl.Var(&uprobeSpecs, "uprobe", "attach a uprobe: sym, sym+off, 0xADDR, PATH:sym or PATH:0xOFF (repeatable)")
 	fl.Var(&uretprobeSpecs, "uretprobe", "attach a uretprobe (same SPEC grammar; repeatable)")
-	fl.Var(&uprobeOpts, "uprobe-opt", "set a uprobes switch NAME=VALUE (treelock, siglock, flush-elision, arm64-sim-nop, ri-pool, x86-uretprobe-syscall; repeatable)")
+	fl.Var(&uprobeOpts, "uprobe-opt", "set a uprobes switch NAME=VALUE (kernel=6.10…6.18 sets the version-dependent ones, default 6.18; treelock, siglock, flush-elision, arm64-sim-nop, ri-pool, x86-uretprobe-syscall, x86-nop-forms, xol-mremap-denied; repeatable, in order)")
 	fl.Var(&setEnv, "E", "set guest environment variable VAR=VALUE (repeatable)")
 	fl.Var(&unsetEnv, "U", "remove guest environment variable VAR (repeatable)")
 	fl.Usage = func() {

@@ -15,6 +15,8 @@ var switchAliases = map[string]string{
 	"arm64-sim-nop":         "ARM64SimulateNOP",
 	"ri-pool":               "ReturnInstancePool",
 	"x86-uretprobe-syscall": "X86UretprobeSyscall",
+	"x86-nop-forms":         "X86NopForms",
+	"xol-mremap-denied":     "XOLMremapDenied",
 }
 
 // setUprobeOption sets one switch by its short or long name.

@@ -78,7 +78,6 @@ func (c *oracleCase) v(lines ...string) *oracleCase {
 	return c
 }
 func (c *oracleCase) c(why string) *oracleCase { c.cpu = why; return c }
-func (c *oracleCase) k(why string) *oracleCase { c.known = why; return c }
 func (c *oracleCase) n(note string) *oracleCase {
 	c.note = note
 	return c
@@ -87,12 +86,6 @@ func (c *oracleCase) n(note string) *oracleCase {
 const noAVX = "uvm's CPU has no AVX/AVX-512"
 
 const noFar = "uvm's CPU has no far CALL/JMP/RET"
-
-// repStep: under TF the CPU traps after every iteration of a REP string
-// instruction with RIP still at the instruction, so the kernel's FIX_IP
-// puts the task back on the breakpoint: one hit per iteration (RCX=3: 3
-// hits). uvm's vm/amd64 CPU.Step runs the whole REP in one step (1 hit).
-const repStep = "vm/amd64: CPU.Step executes all REP iterations (the kernel hits once per iteration)"
 
 func oracleTable() []*oracleCase {
 	jcc := []*oracleCase{}
@@ -148,9 +141,19 @@ func oracleTable() []*oracleCase {
 		// 0xA_: moffs, string ops
 		A("mov_al_moffs", obytes("a0")+"; .quad mem"), A("mov_eax_moffs", obytes("a1")+"; .quad mem"),
 		A("mov_moffs_al", obytes("a2")+"; .quad mem"), A("mov_moffs_eax", obytes("a3")+"; .quad mem"),
-		B("movsb", "a4"), B("movsd", "a5"), B("rep_movsb", "f3 a4").k(repStep), B("movsq", "48 a5"), B("cmpsb", "a6"),
-		B("test_al_i", "a8 0f"), B("test_eax_i", "a9 ff 00 00 00"), B("stosb", "aa"), B("rep_stosd", "f3 ab").k(repStep),
-		B("lodsb", "ac"), B("scasb", "ae"), B("repne_scasb", "f2 ae").k(repStep), B("std_movsb", "a4").f(0x647),
+		B("movsb", "a4"), B("movsd", "a5"), B("rep_movsb", "f3 a4"), B("movsq", "48 a5"), B("cmpsb", "a6"),
+		B("test_al_i", "a8 0f"), B("test_eax_i", "a9 ff 00 00 00"), B("stosb", "aa"), B("rep_stosd", "f3 ab"),
+		B("lodsb", "ac"), B("scasb", "ae"), B("repne_scasb", "f2 ae"), B("std_movsb", "a4").f(0x647),
+		// REP string instructions: single-stepped out of line, one
+		// iteration per trap; FIX_IP puts RIP back on the breakpoint until
+		// the iteration that ends the instruction, so the probe hits once
+		// per iteration (RCX=0: once).
+		B("rep_movsb_5", "f3 a4").r("rcx=5"), B("rep_movsb_0", "f3 a4").r("rcx=0"),
+		B("rep_movsq_std", "f3 48 a5").r("rcx=2").f(0x647), B("rep_lodsb", "f3 ac"),
+		B("repe_cmpsb_eq", "f3 a6").r("rcx=4", "rdi=mem+16"), B("repe_cmpsb_ne", "f3 a6").r("rcx=4"),
+		B("repne_scasb_found", "f2 ae").r("rcx=6", "rax=0x32"), B("repne_cmpsb_0", "f2 a6").r("rcx=0"),
+		B("addr32_rep_movsb", "67 f3 a4").r("rcx=0xffffffff00000002"),
+		B("rep_stosb_fault", "f3 aa").r("rdi=8").n("#PF in the first iteration: SIGSEGV at the probe address"),
 		// 0xB_
 		B("mov_al_i", "b0 05"), B("mov_eax_i", "b8 78 56 34 12"), B("movabs", "48 b8 88 77 66 55 44 33 22 11"),
 		B("mov_r15d_i", "41 bf 01 00 00 00"),

@@ -74,9 +74,16 @@ int cmain(u64 *sp) {
 	for (i = 0; i < oracle_ncases; i++)
 		if (streq(oracle_cases[i].name, argv[1])) c = &oracle_cases[i];
 	if (!c) return 3;
+	{
+		/* The case's stack is 256 bytes: signal frames go on an
+		 * alternate stack (SA_ONSTACK). */
+		static char altstack[65536] __attribute__((aligned(64)));
+		struct { void *sp; int flags; u64 size; } ss = {altstack, 0, sizeof altstack};
+		sys(131, (long)&ss, 0, 0, 0); /* sigaltstack */
+	}
 	for (i = 0; i < 5; i++) {
-		struct ksigaction sa = {handler, 0x4 | 0x04000000 | 0x40000000, sig_restorer, 0};
-		sys(13, sigs[i], (long)&sa, 0, 8); /* rt_sigaction, SA_SIGINFO|SA_RESTORER|SA_NODEFER */
+		struct ksigaction sa = {handler, 0x4 | 0x08000000 | 0x04000000 | 0x40000000, sig_restorer, 0};
+		sys(13, sigs[i], (long)&sa, 0, 8); /* rt_sigaction, SA_SIGINFO|SA_ONSTACK|SA_RESTORER|SA_NODEFER */
 	}
 	sys(158, 0x1002, (long)tls, 0, 0); /* arch_prctl(ARCH_SET_FS) */
 	for (i = 0; i < 64; i++) mem[i] = (char)(0x10 + i);

@@ -61,6 +61,9 @@ type CPU struct {
 	cm *cmState
 	// why explains the next ExitUndefined (set by the op that refuses).
 	why string
+	// trapStep is set during StepTrap (trapstep.go): a REP string
+	// instruction runs one iteration, as under the trap flag.
+	trapStep bool
 }
 
 const pcacheSize = 32

@@ -672,6 +672,8 @@ except:
 	case xInterrupt:
 		c.interrupt.Store(false)
 		exit = vm.Exit{Reason: vm.ExitBudget, PC: pc}
+	case xIteration: // trapstep.go
+		exit = vm.Exit{Reason: vm.ExitStep, PC: pc}
 	default:
 		exit = c.undefinedExit(pc)
 	}

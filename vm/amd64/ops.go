@@ -17,6 +17,7 @@ const (
 	xPriv           // #GP in user mode
 	xInterrupt      // REP string instruction interrupted part-way: PC stays
 	xSIMDFP         // unmasked SIMD floating-point exception (#XM)
+	xIteration      // StepTrap: one REP iteration done, the instruction not retired
 )
 
 // sext sign-extends the low w bytes of v.

@@ -31,6 +31,9 @@ func (c *CPU) opString(in *decode.X86) xres {
 	if rep == 0 {
 		return c.stringOnce(in, op, w, step, amask, srcBase)
 	}
+	if c.trapStep {
+		return c.stringIteration(in, op, w, step, amask, srcBase)
+	}
 	if op == decode.X86Movs || op == decode.X86Stos {
 		if r, done := c.stringFast(in, op, w, step, amask, srcBase); done {
 			return r
