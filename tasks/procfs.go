@@ -29,7 +29,11 @@ func (t *Task) procFile(g string) (data []byte, ok bool) {
 	}
 	switch rest {
 	case "maps":
-		return []byte(formatMaps(t.tg.mm.VMAs())), true
+		maps := formatMaps(t.tg.mm.VMAs())
+		if t.tg.arch.vsyscall {
+			maps += vsyscallMapsLine
+		}
+		return []byte(maps), true
 	case "cmdline":
 		return t.tg.cmdline, true
 	case "environ":

@@ -29,6 +29,8 @@ type arch struct {
 	// (arm64: flags, stack, ptid, tls, ctid; x86-64: flags, stack, ptid, ctid, tls).
 	cloneTLSArg, cloneCTIDArg int
 	statLayout                statLayout
+	// vsyscall: the arch has the legacy vsyscall page (vsyscall.go).
+	vsyscall bool
 }
 
 var arm64ABI = arch{
@@ -38,7 +40,7 @@ var arm64ABI = arch{
 
 var amd64ABI = arch{
 	name: "amd64", nr: 0, args: [6]int{7, 6, 2, 10, 8, 9}, ret: 0, table: amd64Sys, names: amd64SysNames,
-	cloneTLSArg: 4, cloneCTIDArg: 3, statLayout: statX86,
+	cloneTLSArg: 4, cloneCTIDArg: 3, statLayout: statX86, vsyscall: true,
 }
 
 // ThreadGroup is a process (Linux's signal_struct + the parts of
@@ -316,6 +318,12 @@ func (t *Task) run() {
 				// Not the guest's fault: the kernel's out-of-memory
 				// path, then the instruction runs again.
 				t.outOfMemory()
+				continue
+			}
+			if t.emulateVsyscall(ex) {
+				if !t.exitToUser(nil) {
+					return
+				}
 				continue
 			}
 			if !t.syncSignal(ex, stepping) {

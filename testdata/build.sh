@@ -31,10 +31,12 @@ DYNAMIC="dynhello"
 # x86-64-only programs (not in MANIFEST; cmd/uvm's TestX86Ext compares them
 # with expected/NAME.amd64.out and, on a host with the features, with a
 # native run), with their own flags: x86_bmi uses BMI1/BMI2/LZCNT/MOVBE/ADX
-# and RDTSCP/RDPID/FSGSBASE, x86_mmx MMX and SSE-on-MMX.
+# and RDTSCP/RDPID/FSGSBASE, x86_mmx MMX and SSE-on-MMX, x86_vsyscall the
+# legacy vsyscall page.
 declare -A AMD64_ONLY=(
 	[x86_bmi]="-march=x86-64-v3 -O2 -mno-avx -mrdpid -mfsgsbase -g0 -Wall"
 	[x86_mmx]="-O2 -mssse3 -g0 -Wall"
+	[x86_vsyscall]="-O2 -g0 -Wall"
 )
 ARCHES="amd64 arm64"
 

@@ -13,7 +13,8 @@ import (
 // -march=x86-64-v3 -mno-avx) and x86_mmx.c (MMX, SSE-on-MMX, x87/MMX
 // aliasing) under uvm and compares their output with
 // expected/NAME.amd64.out, and with a native run when the host CPU has
-// every feature the program uses.
+// every feature the program uses. x86_vsyscall checks the legacy vsyscall
+// page ("vsyscall": natively only where the host kernel maps it).
 func TestX86Ext(t *testing.T) {
 	hostFlags := cpuinfoFlags()
 	for _, c := range []struct {
@@ -22,6 +23,7 @@ func TestX86Ext(t *testing.T) {
 	}{
 		{"x86_bmi", []string{"bmi1", "bmi2", "abm", "movbe", "adx", "rdtscp", "rdpid", "fsgsbase"}},
 		{"x86_mmx", []string{"mmx", "sse2", "ssse3"}},
+		{"x86_vsyscall", []string{"vsyscall"}}, // the host kernel's page, emulate/xonly mode
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			bin := cacheGuest(t, "amd64", c.name)
@@ -55,9 +57,13 @@ func TestX86Ext(t *testing.T) {
 	}
 }
 
-// cpuinfoFlags returns the host CPU's /proc/cpuinfo flags.
+// cpuinfoFlags returns the host CPU's /proc/cpuinfo flags, plus
+// "vsyscall" when the host kernel maps the legacy vsyscall page.
 func cpuinfoFlags() map[string]bool {
 	f := map[string]bool{}
+	if maps, err := os.ReadFile("/proc/self/maps"); err == nil && strings.Contains(string(maps), "[vsyscall]") {
+		f["vsyscall"] = true
+	}
 	b, err := os.ReadFile("/proc/cpuinfo")
 	if err != nil {
 		return f
