@@ -435,8 +435,11 @@ func decodeSystem(raw uint32, in *A64) {
 		case keyCNTFRQ:
 			id, ro = A64SysCNTFRQ, true
 		default:
-			undef(in, A64WhySysReg)
-			return
+			if !a64IsEmulatedID(op0, op1, crn, crm, op2) {
+				undef(in, A64WhySysReg)
+				return
+			}
+			id, ro = A64SysID+uint64(crm<<3|op2), true
 		}
 		in.Imm = id
 		if l == 1 {
@@ -453,6 +456,17 @@ func decodeSystem(raw uint32, in *A64) {
 	default:
 		undef(in, A64WhyUnallocated)
 	}
+}
+
+// a64IsEmulatedID reports whether MRS of the system register is one Linux
+// emulates at EL0 (arch/arm64/kernel/cpufeature.c: is_emulated and
+// emulate_id_reg): op0=3, op1=0, CRn=0 with CRm 2..7, or CRm 0 for
+// MIDR_EL1 (op2 0), MPIDR_EL1 (5) and REVIDR_EL1 (6).
+func a64IsEmulatedID(op0, op1, crn, crm, op2 uint32) bool {
+	if op0 != 3 || op1 != 0 || crn != 0 {
+		return false
+	}
+	return crm >= 2 && crm <= 7 || crm == 0 && (op2 == 0 || op2 == 5 || op2 == 6)
 }
 
 func decodeBranchReg(raw uint32, in *A64) {
@@ -854,7 +868,7 @@ func decodeExclusive(raw uint32, in *A64) {
 			in.Rd = rZR(rt)
 		}
 	default: // CAS, CASP
-		undef(in, A64WhyLSE)
+		decodeCAS(raw, in)
 	}
 }
 
@@ -1073,7 +1087,7 @@ func decodeLdStReg(raw uint32, in *A64, form uint32) {
 }
 
 // decodeAtomic handles the "atomic memory operations" class: LDAPR
-// (FEAT_LRCPC) is implemented; the LSE operations are not.
+// (FEAT_LRCPC) here, the LSE operations in a64lse.go.
 func decodeAtomic(raw uint32, in *A64) {
 	v := raw >> 26 & 1
 	if v == 1 {
@@ -1090,5 +1104,5 @@ func decodeAtomic(raw uint32, in *A64) {
 		in.Flags = A64FlagAcquire
 		return
 	}
-	undef(in, A64WhyLSE)
+	decodeLSEAtomic(raw, in)
 }

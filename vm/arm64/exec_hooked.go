@@ -538,6 +538,25 @@ block:
 					goto memExit
 				}
 				c.cmData(r[in.Rn], 1<<in.Size, true)
+			case decode.A64LDOP:
+				var v uint64
+				if v, res = c.ldop(in.Imm, r[in.Rn], r[in.Rm], in.Size); res != memOK {
+					goto memExit
+				}
+				r[in.Rd] = v
+			case decode.A64CAS:
+				var v uint64
+				if v, res = c.cas(r[in.Rn], r[in.Rm], r[in.Rd], in.Size); res != memOK {
+					goto memExit
+				}
+				r[in.Ra] = v
+			case decode.A64CASP:
+				var a, b uint64
+				if a, b, res = c.casp(r[in.Rn], r[in.Rm], r[in.Ra], r[in.Rd], r[in.Shift], in.Size); res != memOK {
+					goto memExit
+				}
+				r[in.Imm] = a
+				r[in.Imm2] = b
 
 			// Branches.
 			case decode.A64B:
