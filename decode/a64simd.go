@@ -315,12 +315,16 @@ const (
 	a64SIMDEnd
 )
 
-// NumA64SIMDOps is the number of SIMD/FP ops (for dense tables).
-const NumA64SIMDOps = int(a64SIMDEnd - A64SIMDBase)
+// NumA64SIMDOps is the number of SIMD/FP ops, the crypto ops of
+// a64crypto.go included (for dense tables).
+const NumA64SIMDOps = int(a64CryptoEnd - A64SIMDBase)
 
 // A64SIMDOpName returns the mnemonic of a SIMD/FP op ("" for others).
 func A64SIMDOpName(op A64Op) string {
-	if op < A64SIMDBase || op >= a64SIMDEnd {
+	if op >= a64SIMDEnd {
+		return a64CryptoName(op)
+	}
+	if op < A64SIMDBase {
 		return ""
 	}
 	return a64SIMDNames[op-A64SIMDBase]
@@ -446,6 +450,11 @@ func decodeA64SIMD(raw uint32, in *A64) bool {
 	in.Rn = uint8(raw >> 5 & 31)
 	in.Rm = uint8(raw >> 16 & 31)
 	op0 := raw >> 28
+	if op0 == 0b0100 || op0 == 0b0101 || op0 == 0b1100 {
+		if decodeA64Crypto(raw, in) {
+			return true
+		}
+	}
 	var ok bool
 	switch {
 	case op0&0b0101 == 0b0001: // x0x1
@@ -825,8 +834,12 @@ func decodeVec(raw uint32, in *A64, scalar bool) bool {
 				return decodeScalarThreeDiff(raw, in)
 			}
 			op := threeDiff[u][bf(raw, 12, 4)]
-			// size 3 is reserved, except PMULL 1Q (FEAT_PMULL, not
-			// implemented); PMULL otherwise only has byte elements.
+			// size 3 is reserved, except PMULL 1Q (FEAT_PMULL); PMULL
+			// otherwise only has byte elements.
+			if op == A64VPMULL && size == 3 { // PMULL 1Q (FEAT_PMULL): a64crypto.go
+				in.Op, in.Size = A64PMULL64, 3
+				return true
+			}
 			if op == 0 || size == 3 || op == A64VPMULL && size != 0 {
 				return false
 			}

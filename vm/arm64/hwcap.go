@@ -48,12 +48,12 @@ const (
 // (simd.go); CRC32 (CRC32*/CRC32C* instructions) and LRCPC (LDAPR*) are
 // implemented by the integer interpreter, ATOMICS (FEAT_LSE) by lse.go,
 // CPUID (MRS of the ID registers, emulated as Linux does) by idregs.go,
-// whose ID register values are derived from these bits.
-// Deliberately absent: SVE,
-// PAC (PACIASP and friends in the HINT space execute as NOPs), DIT,
-// FPHP/ASIMDHP, SHA512/SHA3, EVTSTRM (WFE never waits). AES, PMULL, SHA1
-// and SHA2 are to be added here once the FP/SIMD unit implements them.
-const HWCAP uint64 = HWCAPFP | HWCAPASIMD | HWCAPCRC32 | HWCAPLRCPC | HWCAPATOMICS | HWCAPCPUID
+// whose ID register values are derived from these bits; AES, PMULL, SHA1,
+// SHA2, SHA512 and SHA3 by crypto.go. Deliberately absent: SVE, PAC
+// (PACIASP and friends in the HINT space execute as NOPs), DIT,
+// FPHP/ASIMDHP, SM3/SM4, EVTSTRM (WFE never waits).
+const HWCAP uint64 = HWCAPFP | HWCAPASIMD | HWCAPCRC32 | HWCAPLRCPC | HWCAPATOMICS | HWCAPCPUID |
+	HWCAPAES | HWCAPPMULL | HWCAPSHA1 | HWCAPSHA2 | HWCAPSHA512 | HWCAPSHA3
 
 // HWCAP2 is the AT_HWCAP2 value: no HWCAP2 feature is implemented.
 const HWCAP2 uint64 = 0
