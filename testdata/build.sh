@@ -78,6 +78,7 @@ build_bin() {
 # qemu-aarch64 -cpu max.
 declare -A ISA_CFLAGS=(
 	[isa_atomics]="-march=armv8.1-a -mno-outline-atomics"
+	[isa_crypto]="-march=armv8.2-a+crypto+sha3 -O3"
 )
 
 build_isa() {
