@@ -37,8 +37,9 @@ const (
 	a64CryptoEnd
 )
 
-// A64CryptoBase is the first crypto op; ops from it to a64CryptoEnd are
-// executed by the interpreter's crypto unit.
+// A64CryptoBase is the first crypto op; ops from it on (the crypto ops and
+// the later SIMD extensions of a64simdext.go) are executed outside the
+// interpreter's Armv8.0 FP/SIMD switch.
 const A64CryptoBase = A64AESE
 
 var a64CryptoNames = [...]string{
@@ -49,7 +50,10 @@ var a64CryptoNames = [...]string{
 
 // a64CryptoName names a crypto op ("" for others).
 func a64CryptoName(op A64Op) string {
-	if op < A64CryptoBase || op >= a64CryptoEnd {
+	if op >= a64CryptoEnd {
+		return a64SIMDExtName(op)
+	}
+	if op < A64CryptoBase {
 		return ""
 	}
 	return a64CryptoNames[op-A64CryptoBase]

@@ -315,9 +315,9 @@ const (
 	a64SIMDEnd
 )
 
-// NumA64SIMDOps is the number of SIMD/FP ops, the crypto ops of
-// a64crypto.go included (for dense tables).
-const NumA64SIMDOps = int(a64CryptoEnd - A64SIMDBase)
+// NumA64SIMDOps is the number of SIMD/FP ops, the ops of a64crypto.go and
+// a64simdext.go included (for dense tables).
+const NumA64SIMDOps = int(a64SIMDExtEnd - A64SIMDBase)
 
 // A64SIMDOpName returns the mnemonic of a SIMD/FP op ("" for others).
 func A64SIMDOpName(op A64Op) string {
@@ -812,6 +812,9 @@ func decodeVec(raw uint32, in *A64, scalar bool) bool {
 	}
 	if bf(raw, 24, 1) == 1 {
 		if raw&(1<<10) == 0 {
+			if decodeByElemExt(raw, in, scalar) { // RDM, DotProd: a64simdext.go
+				return true
+			}
 			return decodeByElem(raw, in, scalar)
 		}
 		if bf(raw, 23, 1) != 0 {
@@ -867,10 +870,10 @@ func decodeVec(raw uint32, in *A64, scalar bool) bool {
 		if bf(raw, 21, 3) == 0 && raw&(1<<10) != 0 && bf(raw, 11, 4) == 0 && u == 0 && raw&(1<<15) == 0 {
 			return decodeDupElem(raw, in)
 		}
-		return false
+		return decodeThreeExt(raw, in, true)
 	}
 	if raw&(1<<15) != 0 {
-		return false // three-register extension (dot product etc.)
+		return decodeThreeExt(raw, in, false) // three-register extension: a64simdext.go
 	}
 	if bf(raw, 23, 2) == 0 && bf(raw, 21, 2) == 0 && raw&(1<<10) != 0 {
 		return decodeCopy(raw, in)

@@ -259,7 +259,7 @@ func (r *Regs) execCrypto(in *decode.A64) simdResult {
 	case decode.A64XAR:
 		res = [2]uint64{ror64(n[0]^m[0], int(in.Imm)), ror64(n[1]^m[1], int(in.Imm))}
 	default:
-		return simdUndefined
+		return r.execSIMDExt(in) // simdext.go
 	}
 	r.V[in.Rd] = res
 	return simdOK

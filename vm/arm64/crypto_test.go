@@ -40,10 +40,25 @@ var cryptoPatterns = []struct{ val, free uint32 }{
 	{0xce000000, 0x1f7fff}, // eor3
 	{0xce200000, 0x1f7fff}, // bcax
 	{0xce800000, 0x1fffff}, // xar
+	// RDM and DotProd (simdext.go)
+	{0x2e408400, 0x401f03ff}, // sqrdmlah .4h/.8h
+	{0x2e808400, 0x401f03ff}, // sqrdmlah .2s/.4s
+	{0x2e408c00, 0x401f03ff}, // sqrdmlsh .h
+	{0x2e808c00, 0x401f03ff}, // sqrdmlsh .s
+	{0x7e408400, 0x1f03ff},   // sqrdmlah h
+	{0x7e808c00, 0x1f03ff},   // sqrdmlsh s
+	{0x2f40d000, 0x403f0bff}, // sqrdmlah by element .h
+	{0x2f80f000, 0x403f0bff}, // sqrdmlsh by element .s
+	{0x7f40f000, 0x3f0bff},   // sqrdmlsh h, by element
+	{0x7f80d000, 0x3f0bff},   // sqrdmlah s, by element
+	{0x0e809400, 0x401f03ff}, // sdot
+	{0x2e809400, 0x401f03ff}, // udot
+	{0x0f80e000, 0x403f0bff}, // sdot by element
+	{0x2f80e000, 0x403f0bff}, // udot by element
 }
 
-// TestCryptoAgainstQEMU runs random crypto instructions on random states
-// under qemu-aarch64 -cpu max (the oracle) and uvm, like
+// TestCryptoAgainstQEMU runs random crypto, RDM and DotProd instructions
+// on random states under qemu-aarch64 -cpu max (the oracle) and uvm, like
 // TestSIMDAgainstQEMU.
 func TestCryptoAgainstQEMU(t *testing.T) {
 	qemu, err := exec.LookPath("qemu-aarch64")
