@@ -247,6 +247,11 @@ const (
 	A64CAS  // Ra(write) = old [Rn]; if old == Rm { [Rn] = Rd }: Rm/Ra are Rs read/written, Rd is Rt
 	A64CASP // pair: Rm, Ra = Rs, Rs+1 (read); Imm, Imm2 = Rs, Rs+1 (write); Rd, Shift = Rt, Rt+1; Size 2 or 3 per register
 
+	// LRCPC2 and FlagM (a64flagm.go).
+	A64LDAPUR // Rd = load-acquire (RCpc) of 1<<Size bytes at Rn(SP) + Imm; Flags&A64FlagSigned: sign-extend to Sf width
+	A64STLUR  // store-release of Rd at Rn(SP) + Imm
+	A64FLAGM  // NZCV manipulation: Imm = A64Flag* kind (CFINV, XAFLAG, AXFLAG, RMIF, SETF8/16)
+
 	a64NumOps
 )
 
@@ -281,6 +286,7 @@ var a64OpNames = [...]string{
 	A64SVC: "SVC", A64BRK: "BRK", A64NOP: "NOP", A64CLREX: "CLREX", A64DMB: "DMB", A64ISB: "ISB",
 	A64MRS: "MRS", A64MSR: "MSR", A64DCZVA: "DC ZVA", A64DCCVA: "DC CVA*", A64ICIVAU: "IC IVAU",
 	A64LDOP: "LD<op>/SWP", A64CAS: "CAS", A64CASP: "CASP",
+	A64LDAPUR: "LDAPUR", A64STLUR: "STLUR", A64FLAGM: "FLAGM",
 }
 
 // String names the operation (the underlying instruction, not an alias).

@@ -380,7 +380,10 @@ func decodeSystem(raw uint32, in *A64) {
 			default:
 				undef(in, A64WhyUnallocated)
 			}
-		case crn == 4 && rt == 31: // MSR (immediate) to PSTATE, CFINV, XAFLAG, AXFLAG
+		case crn == 4 && rt == 31 && op1 == 0 && crm == 0 && op2 <= 2: // CFINV, XAFLAG, AXFLAG
+			in.Op = A64FLAGM
+			in.Imm = uint64(op2) // A64FlagCFINV, A64FlagXAFLAG, A64FlagAXFLAG
+		case crn == 4 && rt == 31: // MSR (immediate) to PSTATE
 			if op1 == 3 || op1 == 0 {
 				undef(in, A64WhyFeature)
 			} else {
@@ -580,7 +583,7 @@ func decodeDPReg(raw uint32, in *A64) {
 			in.Rm = rZR(rm)
 			in.Op = [4]A64Op{A64ADC, A64ADCS, A64SBC, A64SBCS}[raw>>29&3]
 		case op3&0x1f == 1 || op3&0xf == 2:
-			undef(in, A64WhyFeature) // FlagM
+			decodeFlagMReg(raw, in) // RMIF, SETF8, SETF16
 		default:
 			undef(in, A64WhyUnallocated)
 		}
@@ -788,10 +791,13 @@ func decodeLdSt(raw uint32, in *A64) {
 		}
 	case op0&3 == 1: // xx01
 		if op2 >= 2 {
-			if op0 == 0xd && op1 == 0 && op3&0x20 != 0 { // load/store memory tags
+			switch {
+			case op0 == 0xd && op1 == 0 && op3&0x20 != 0: // load/store memory tags
 				undef(in, A64WhyMTE)
-			} else {
-				undef(in, A64WhyFeature) // LDAPUR/STLUR (RCpc2)
+			case op1 == 0 && op3&0x20 == 0 && op4 == 0: // LDAPUR/STLUR (RCpc2)
+				decodeLRCPC2(raw, in)
+			default:
+				undef(in, A64WhyFeature) // RCpc3, …
 			}
 			return
 		}

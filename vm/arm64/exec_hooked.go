@@ -557,6 +557,18 @@ block:
 				}
 				r[in.Imm] = a
 				r[in.Imm2] = b
+			case decode.A64LDAPUR:
+				var v uint64
+				if v, res = c.ldar(r[in.Rn]+in.Imm, in.Size); res != memOK {
+					goto memExit
+				}
+				r[in.Rd] = ldapurExt(in, v)
+			case decode.A64STLUR:
+				if res = c.stlr(r[in.Rn]+in.Imm, r[in.Rd], in.Size); res != memOK {
+					goto memExit
+				}
+			case decode.A64FLAGM:
+				nzcv = flagm(in, r[in.Rn], nzcv)
 
 			// Branches.
 			case decode.A64B:

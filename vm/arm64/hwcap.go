@@ -50,12 +50,14 @@ const (
 // CPUID (MRS of the ID registers, emulated as Linux does) by idregs.go,
 // whose ID register values are derived from these bits; AES, PMULL, SHA1,
 // SHA2, SHA512 and SHA3 by crypto.go, ASIMDRDM (SQRDMLAH/SQRDMLSH) and
-// ASIMDDP (SDOT/UDOT) by simdext.go. Deliberately absent: SVE, PAC
+// ASIMDDP (SDOT/UDOT) by simdext.go, ILRCPC (LDAPUR/STLUR), FLAGM and
+// HWCAP2 FLAGM2 (CFINV, RMIF, SETF8/16, AXFLAG, XAFLAG) by flagm.go.
+// Deliberately absent: SVE, PAC
 // (PACIASP and friends in the HINT space execute as NOPs), DIT,
 // FPHP/ASIMDHP, SM3/SM4, EVTSTRM (WFE never waits).
 const HWCAP uint64 = HWCAPFP | HWCAPASIMD | HWCAPCRC32 | HWCAPLRCPC | HWCAPATOMICS | HWCAPCPUID |
 	HWCAPAES | HWCAPPMULL | HWCAPSHA1 | HWCAPSHA2 | HWCAPSHA512 | HWCAPSHA3 |
-	HWCAPASIMDRDM | HWCAPASIMDDP
+	HWCAPASIMDRDM | HWCAPASIMDDP | HWCAPILRCPC | HWCAPFLAGM
 
-// HWCAP2 is the AT_HWCAP2 value: no HWCAP2 feature is implemented.
-const HWCAP2 uint64 = 0
+// HWCAP2 is the AT_HWCAP2 value.
+const HWCAP2 uint64 = HWCAP2FLAGM2

@@ -207,9 +207,17 @@ var lseEveryForm = []uint32{
 	0xc8a17c40, // cas x1, x0, [x2]
 	0x48247c46, // casp x4, x5, x6, x7, [x2]
 	0x0864fc46, // caspal w4, w5, w6, w7, [x2]
+	// and the other new integer ops (flagm.go)
+	0xd9400041, // ldapur x1, [x2]
+	0x19c03041, // ldapursb w1, [x2, #3]
+	0x99008041, // stlur w1, [x2, #8]
+	0xd500401f, // cfinv
+	0xd500403f, // xaflag
+	0xba018425, // rmif x1, #3, #5
+	0x3a00484d, // setf16 w2
 }
 
-// TestLSENoAllocs: LSE atomics allocate nothing.
+// TestLSENoAllocs: LSE atomics (and LRCPC2, FlagM) allocate nothing.
 func TestLSENoAllocs(t *testing.T) {
 	c := newTestCPU(t, append(append([]uint32(nil), lseEveryForm...), brk0))
 	run := func() {
