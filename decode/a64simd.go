@@ -533,6 +533,10 @@ func decodeFP(raw uint32, in *A64) bool {
 			}
 			return true
 		case 6, 7:
+			if opcode == 6 && rmode == 3 && sf == 0 && ftype == 1 { // FJCVTZS (a64simdext.go)
+				in.Op, in.Size = A64FJCVTZS, 3
+				return true
+			}
 			in.Op = A64FMOVTOGP
 			if opcode == 7 {
 				in.Op = A64FMOVFROMGP
@@ -618,6 +622,8 @@ func decodeFP(raw uint32, in *A64) bool {
 			in.Op, in.Imm2 = A64FRINT, FPRoundX
 		case 15:
 			in.Op, in.Imm2 = A64FRINT, FPRoundI
+		case 16, 17, 18, 19: // FRINT32Z, FRINT32X, FRINT64Z, FRINT64X (a64simdext.go)
+			in.Op, in.Imm2 = A64FRINTTS, uint64(opcode-16)
 		default:
 			return false
 		}
@@ -1041,6 +1047,12 @@ func decodeTwoMisc(raw uint32, in *A64, scalar bool) bool {
 				in.Flags |= SIMDUnsigned
 			}
 			return fp(A64VICVTF)
+		case 0b11110, 0b11111: // FRINT32Z/X, FRINT64Z/X (a64simdext.go)
+			if scalar {
+				return false
+			}
+			in.Imm2 = uint64((opcode&1)<<1 | u)
+			return fp(A64VFRINTTS)
 		}
 	} else {
 		switch opcode {

@@ -82,7 +82,7 @@ func TestDecodeA64SIMDUndefined(t *testing.T) {
 		0x5e007000,         // SHA three-register opcode 111: unallocated
 		0x0ee08420,         // add v0.1d, v1.1d, v0.1d: reserved (size 3, Q 0)
 		0x4e809c20,         // usdot v0.4s, v1.16b, v0.16b (FEAT_I8MM)
-		0x1e7e0020,         // fjcvtzs w0, d1
+		0x2e61e820,         // frint32x .1d (Q=0 with D elements): reserved
 		0x0c407000 | 1<<21, // LD1 multiple with bit 21 set
 	} {
 		var in A64

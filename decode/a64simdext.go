@@ -1,8 +1,9 @@
 package decode
 
-// Advanced SIMD extensions after Armv8.0: FEAT_RDM (SQRDMLAH, SQRDMLSH:
-// vector, scalar and by element) and FEAT_DotProd (SDOT, UDOT: vector and
-// by element). Field conventions as in a64simd.go: Size is the element size
+// Advanced SIMD and FP extensions after Armv8.0: FEAT_RDM (SQRDMLAH,
+// SQRDMLSH: vector, scalar and by element), FEAT_DotProd (SDOT, UDOT:
+// vector and by element), FEAT_FRINTTS (FRINT32Z/X, FRINT64Z/X: scalar and
+// vector) and FEAT_JSCVT (FJCVTZS). Field conventions as in a64simd.go: Size is the element size
 // of the destination (H or S for RDM; S for the dot products, whose sources
 // are bytes), Flags SIMDScalar/SIMDByElem, Imm the element index.
 const (
@@ -10,11 +11,14 @@ const (
 	A64VSQRDMLSH                             // Rd = sat(Rd - …)
 	A64VSDOT                                 // Rd.S[i] += Σ sext(Rn.B[4i+k]) * sext(Rm.B[4i+k])
 	A64VUDOT                                 // unsigned
+	A64FRINTTS                               // FRINT32Z/32X/64Z/64X (scalar): Imm2 bit 0 = X (FPCR rounding, else toward zero), bit 1 = 64-bit range
+	A64VFRINTTS                              // the vector forms, Imm2 as for A64FRINTTS
+	A64FJCVTZS                               // Rd(general, W) = JavaScript conversion of Dn; NZCV = 0Z00
 
 	a64SIMDExtEnd
 )
 
-var a64SIMDExtNames = [...]string{"sqrdmlah", "sqrdmlsh", "sdot", "udot"}
+var a64SIMDExtNames = [...]string{"sqrdmlah", "sqrdmlsh", "sdot", "udot", "frint32/64", "frint32/64", "fjcvtzs"}
 
 func a64SIMDExtName(op A64Op) string {
 	if op < a64CryptoEnd || op >= a64SIMDExtEnd {

@@ -172,7 +172,7 @@ func simdUsesGP(op decode.A64Op) bool {
 	switch op {
 	case decode.A64FCVTI, decode.A64ICVTF, decode.A64FMOVTOGP, decode.A64FMOVFROMGP,
 		decode.A64VDUPG, decode.A64VINSG, decode.A64VUMOV, decode.A64VSMOV,
-		decode.A64VLDST, decode.A64VLDSTL, decode.A64VLDR:
+		decode.A64VLDST, decode.A64VLDSTL, decode.A64VLDR, decode.A64FJCVTZS:
 		return true
 	}
 	return false

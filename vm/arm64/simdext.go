@@ -1,10 +1,15 @@
 package arm64
 
-// Advanced SIMD extensions after Armv8.0 (decode/a64simdext.go): FEAT_RDM
-// (HWCAP_ASIMDRDM: SQRDMLAH, SQRDMLSH) and FEAT_DotProd (HWCAP_ASIMDDP:
-// SDOT, UDOT), after the Arm ARM pseudocode.
+// Advanced SIMD and FP extensions after Armv8.0 (decode/a64simdext.go):
+// FEAT_RDM (HWCAP_ASIMDRDM: SQRDMLAH, SQRDMLSH), FEAT_DotProd
+// (HWCAP_ASIMDDP: SDOT, UDOT), FEAT_FRINTTS (HWCAP2_FRINT: FRINT32/64) and
+// FEAT_JSCVT (HWCAP_JSCVT: FJCVTZS), after the Arm ARM pseudocode.
 
-import "github.com/uvm-emu/uvm/decode"
+import (
+	"math/bits"
+
+	"github.com/uvm-emu/uvm/decode"
+)
 
 // execSIMDExt executes the ops of decode/a64simdext.go.
 func (r *Regs) execSIMDExt(in *decode.A64) simdResult {
@@ -41,9 +46,121 @@ func (r *Regs) execSIMDExt(in *decode.A64) simdResult {
 			}
 			setElem(&res, i, 2, uint64(acc))
 		}
+	case decode.A64FRINTTS:
+		r.setFP(in.Rd, r.frintN(r.fp(in.Rn, sz), sz, in.Imm2))
+		return simdOK
+	case decode.A64VFRINTTS:
+		for i := 0; i < n; i++ {
+			setElem(&res, i, sz, r.frintN(elem(&a, i, sz), sz, in.Imm2))
+		}
+	case decode.A64FJCVTZS:
+		v, z := r.fjcvtzs(r.V[in.Rn][0])
+		if in.Rd < 31 {
+			r.X[in.Rd] = uint64(v)
+		}
+		r.NZCV = z << 28
+		return simdOK
 	default:
 		return simdUndefined
 	}
 	r.setVec(in.Rd, res, in.Q)
 	return simdOK
+}
+
+// frintN is FPRoundIntN (FRINT32Z/X, FRINT64Z/X) of an S or D value: sel
+// bit 0 selects the FPCR rounding mode (X) over rounding toward zero (Z),
+// bit 1 the 64-bit integer range. Out-of-range values, infinities and NaNs
+// give the most negative integer of the range and signal Invalid
+// Operation; inexact results signal Inexact in both variants.
+func (r *Regs) frintN(x uint64, sz uint8, sel uint64) uint64 {
+	rm := rmZero
+	if sel&1 != 0 {
+		rm = fpRMode(r.FPCR)
+	}
+	intsize := 32 << (sel >> 1 & 1)
+	var fl uint32
+	v := fpUnpack(x, sz, r.FPCR, &fl)
+	// -2^(intsize-1): sign, exponent bias+intsize-1, zero fraction.
+	minInt := uint64(1)<<31 | uint64(127+intsize-1)<<23
+	if sz == 3 {
+		minInt = uint64(1)<<63 | uint64(1023+intsize-1)<<52
+	}
+	var res uint64
+	switch v.cls {
+	case fpQNaN, fpSNaN, fpInf:
+		fl |= fpsrIOC
+		res = minInt
+	case fpZero:
+		res = fpZeroBits(v.sign, sz)
+	default:
+		var dummy uint32
+		res = fpRoundIntSoft(x, sz, rm, false, r.FPCR, &dummy)
+		// The rounded value is integral: compare its magnitude with 2^(intsize-1).
+		rv := fpUnpack(res, sz, 0, &dummy)
+		over := false
+		if rv.cls == fpFinite {
+			e := rv.exp + bits.Len64(rv.mant) - 1 // floor(log2 |value|)
+			over = e > intsize-1 || e == intsize-1 && (v.sign == 0 || rv.mant&(rv.mant-1) != 0)
+		}
+		if over {
+			fl |= fpsrIOC
+			res = minInt
+		} else if !sameValue(res, x, sz) {
+			fl |= fpsrIXC
+		}
+	}
+	r.FPSR |= fl
+	return res
+}
+
+// sameValue reports whether two encodings of the same format are equal
+// (x may be a subnormal flushed to zero, which is never integral-equal).
+func sameValue(a, b uint64, sz uint8) bool { return a&esizeMask(sz) == b&esizeMask(sz) }
+
+// fjcvtzs is FPToFixedJS: Dn truncated toward zero, modulo 2^32, and the
+// Z flag (1 when the conversion was exact and in range, and the input was
+// not -0.0 or a flushed subnormal).
+func (r *Regs) fjcvtzs(x uint64) (uint32, uint64) {
+	var fl uint32
+	v := fpUnpack(x, 3, r.FPCR, &fl)
+	z := uint64(1)
+	var res uint32
+	switch v.cls {
+	case fpQNaN, fpSNaN, fpInf:
+		fl |= fpsrIOC
+		z = 0
+	case fpZero:
+		if v.sign != 0 || x&(1<<52-1) != 0 {
+			z = 0
+		}
+	default:
+		var mag uint64 // |value| truncated, modulo 2^64 (enough for the low 32 bits and the range check below)
+		inexact, big := false, false
+		if v.exp >= 0 {
+			if v.exp < 64 {
+				mag = v.mant << uint(v.exp)
+			}
+			big = v.exp+bits.Len64(v.mant) > 32
+		} else if -v.exp < 64 {
+			mag = v.mant >> uint(-v.exp)
+			inexact = v.mant&(1<<uint(-v.exp)-1) != 0
+		} else {
+			inexact = true
+		}
+		lo := uint32(mag)
+		if v.sign != 0 {
+			lo = -lo
+		}
+		res = lo
+		switch {
+		case big || v.sign == 0 && mag > 1<<31-1 || v.sign != 0 && mag > 1<<31:
+			fl |= fpsrIOC
+			z = 0
+		case inexact:
+			fl |= fpsrIXC
+			z = 0
+		}
+	}
+	r.FPSR |= fl
+	return res, z << 2
 }
