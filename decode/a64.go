@@ -303,12 +303,12 @@ func (op A64Op) String() string {
 // Reasons for A64Undefined, in Imm of an undefined record.
 const (
 	A64WhyUnallocated = iota // not an instruction
-	A64WhyLSE                // LSE atomics (FEAT_LSE): HWCAP_ATOMICS is not advertised
+	A64WhyLSE                // unused since FEAT_LSE is implemented (a64lse.go); kept so the numbers stay stable
 	A64WhySVE
 	A64WhyPAC     // pointer authentication outside the HINT space
 	A64WhyMTE     // memory tagging
 	A64WhyPriv    // not available at EL0 (HVC, SMC, ERET, MSR DAIF, DC IVAC, IC IALLU, …)
-	A64WhySysReg  // MRS/MSR of a system register uvm does not provide (e.g. MIDR_EL1 without HWCAP_CPUID)
+	A64WhySysReg  // MRS/MSR of a system register uvm does not provide (outside the ID space Linux emulates, e.g. CCSIDR_EL1)
 	A64WhyFeature // an optional extension uvm does not implement
 	A64WhySIMD    // an FP/SIMD encoding the FP/SIMD decoder does not implement
 )

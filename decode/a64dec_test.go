@@ -75,8 +75,8 @@ var a64Families = map[string][]A64Op{
 
 // a64OnlyXArch lists mnemonics arm64asm decodes that uvm deliberately
 // treats as undefined: they trap at EL0 on Linux (SIGILL), or name system
-// registers and operations uvm does not provide (MIDR_EL1 without
-// HWCAP_CPUID, DC IVAC, TLBI …). MRS, MSR and DC are only accepted here
+// registers and operations uvm does not provide (CCSIDR_EL1, ID registers
+// outside Linux's emulated space, DC IVAC, TLBI …). MRS, MSR and DC are only accepted here
 // when uvm says A64WhySysReg/A64WhyPriv/A64WhyFeature.
 var a64OnlyXArch = map[string]bool{
 	"HVC": true, "SMC": true, "HLT": true, "DCPS1": true, "DCPS2": true, "DCPS3": true,
