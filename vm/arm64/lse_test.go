@@ -107,6 +107,7 @@ func TestLSEFaults(t *testing.T) {
 		{"casal unmapped", casalX1X3X2, 0x10000000, vm.ExitFault},
 		{"swp misaligned", swpW1W0X2, tData + 2, vm.ExitAlignment},
 		{"casal misaligned", casalX1X3X2, tData + 4, vm.ExitAlignment},
+		{"ldapur misaligned", 0xd9400041, tData + 4, vm.ExitAlignment}, // ldapur x1, [x2]
 	} {
 		c := newTestCPU(t, []uint32{tc.insn, brk0})
 		c.SetReg(0, 11)
@@ -130,16 +131,18 @@ func TestLSEFaults(t *testing.T) {
 // atomic (run with -race to check the host side too).
 func TestLSEParallel(t *testing.T) {
 	const iters = 20000
+	// Every access to the shared words is atomic (a plain load racing with
+	// the CAS would be a guest data race, which -race reports by design).
 	prog := []uint32{
 		0xf8e10040, // 0: ldaddal x1, x0, [x2]
 		0x78210065, // 4: ldaddh w1, w5, [x3]
-		0xf9400866, // 8: ldr x6, [x3, #16]    (CAS loop on [x3+16])
-		0x910004c7, // c: add x7, x6, #1
-		0x91004068, // 10: add x8, x3, #16
+		0x91004068, // 8: add x8, x3, #16
+		0xf83f0106, // c: ldadd xzr, x6, [x8]   (atomic read of [x3+16])
+		0x910004c7, // 10: add x7, x6, #1
 		0xaa0603e9, // 14: mov x9, x6
 		0xc8e9fd07, // 18: casal x9, x7, [x8]
 		0xeb06013f, // 1c: cmp x9, x6
-		0x54ffff41, // 20: b.ne 8
+		0x54ffff61, // 20: b.ne c
 		0xf1000484, // 24: subs x4, x4, #1
 		0x54fffec1, // 28: b.ne 0
 		brk0,
