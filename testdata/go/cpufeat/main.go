@@ -21,7 +21,7 @@ import (
 )
 
 func atomics() {
-	const workers, iters = 8, 5000
+	const workers, iters = 8, 1000
 	var (
 		i32  atomic.Int32
 		u32  atomic.Uint32
