@@ -94,7 +94,7 @@ func nameMatches(in *A64, obj string) bool {
 
 // unimplementedSIMD matches objdump output for encodings uvm deliberately
 // does not implement (extensions it does not advertise in HWCAP).
-var unimplementedSIMD = regexp.MustCompile(`^(sm3|sm4|usdot|sudot|fcmla|fcadd|bf|fmlal|fmlsl|smmla|ummla|usmmla|bfcvt|crc)`)
+var unimplementedSIMD = regexp.MustCompile(`^(sm3|sm4|usdot|sudot|bf|fmlal|fmlsl|smmla|ummla|usmmla|bfcvt|crc)`)
 
 var fp16Operand = regexp.MustCompile(`\bh\d+\b|\.[48]h\b|\.h\[`)
 

@@ -3,7 +3,8 @@ package decode
 // Advanced SIMD and FP extensions after Armv8.0: FEAT_RDM (SQRDMLAH,
 // SQRDMLSH: vector, scalar and by element), FEAT_DotProd (SDOT, UDOT:
 // vector and by element), FEAT_FRINTTS (FRINT32Z/X, FRINT64Z/X: scalar and
-// vector) and FEAT_JSCVT (FJCVTZS). Field conventions as in a64simd.go: Size is the element size
+// vector), FEAT_JSCVT (FJCVTZS) and FEAT_FCMA (FCMLA, FCADD; single and
+// double precision: the half-precision forms need FEAT_FP16). Field conventions as in a64simd.go: Size is the element size
 // of the destination (H or S for RDM; S for the dot products, whose sources
 // are bytes), Flags SIMDScalar/SIMDByElem, Imm the element index.
 const (
@@ -14,11 +15,13 @@ const (
 	A64FRINTTS                               // FRINT32Z/32X/64Z/64X (scalar): Imm2 bit 0 = X (FPCR rounding, else toward zero), bit 1 = 64-bit range
 	A64VFRINTTS                              // the vector forms, Imm2 as for A64FRINTTS
 	A64FJCVTZS                               // Rd(general, W) = JavaScript conversion of Dn; NZCV = 0Z00
+	A64VFCMLA                                // complex multiply-accumulate (FEAT_FCMA): Imm2 = rotation/90 (0..3); Size 2 or 3
+	A64VFCADD                                // complex add: Imm2 = 1 (#90) or 3 (#270)
 
 	a64SIMDExtEnd
 )
 
-var a64SIMDExtNames = [...]string{"sqrdmlah", "sqrdmlsh", "sdot", "udot", "frint32/64", "frint32/64", "fjcvtzs"}
+var a64SIMDExtNames = [...]string{"sqrdmlah", "sqrdmlsh", "sdot", "udot", "frint32/64", "frint32/64", "fjcvtzs", "fcmla", "fcadd"}
 
 func a64SIMDExtName(op A64Op) string {
 	if op < a64CryptoEnd || op >= a64SIMDExtEnd {
@@ -44,12 +47,24 @@ func decodeThreeExt(raw uint32, in *A64, scalar bool) bool {
 	case opcode == 2 && size == 2 && !scalar:
 		d.Op = A64VSDOT + A64Op(u)
 		d.Size = 2
+	case opcode&0b1100 == 0b1000 && u == 1 && !scalar && fcmaSize(size, d.Q): // FCMLA
+		d.Op = A64VFCMLA
+		d.Size = uint8(size)
+		d.Imm2 = uint64(opcode & 3)
+	case opcode&0b1101 == 0b1100 && u == 1 && !scalar && fcmaSize(size, d.Q): // FCADD
+		d.Op = A64VFCADD
+		d.Size = uint8(size)
+		d.Imm2 = uint64(1 + opcode&2)
 	default:
 		return false
 	}
 	*in = d
 	return true
 }
+
+// fcmaSize: FCMLA/FCADD of singles (2S, 4S) and doubles (2D only); the
+// half-precision forms (size 01) need FEAT_FP16, which uvm lacks.
+func fcmaSize(size uint32, q uint8) bool { return size == 2 || size == 3 && q == 1 }
 
 // decodeByElemExt decodes the by-element forms of RDM and DotProd:
 // (0 Q | 01) U 0111(1|1)1 size L M Rm opcode H 0 Rn Rd. It changes in only
@@ -79,6 +94,18 @@ func decodeByElemExt(raw uint32, in *A64, scalar bool) bool {
 		d.Op = A64VSDOT + A64Op(u)
 		d.Imm = uint64(h<<1 | l)
 		d.Rm = uint8(m<<4 | bf(raw, 16, 4))
+	case opcode&0b1001 == 0b0001 && u == 1 && size == 2 && !scalar: // FCMLA (by element), singles
+		if l != 0 || d.Q == 0 {
+			return false
+		}
+		d.Op = A64VFCMLA
+		d.Imm = uint64(h) // the complex pair of Vm
+		d.Imm2 = uint64(opcode >> 1 & 3)
+		d.Rm = uint8(m<<4 | bf(raw, 16, 4))
+		d.Size = 2
+		d.Flags |= SIMDByElem // Imm indexes a complex pair, not an element
+		*in = d
+		return true
 	default:
 		return false
 	}

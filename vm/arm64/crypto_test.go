@@ -60,6 +60,10 @@ var cryptoPatterns = []struct{ val, free uint32 }{
 	{0x1e284000, 0x4183ff},   // frint32z/32x/64z/64x s, d
 	{0x0e21e800, 0x604013ff}, // frint32z/32x/64z/64x vector (Q=0 with .2d is reserved: skipped)
 	{0x1e7e0000, 0x3ef},      // fjcvtzs w0..w15, d
+	// FCMA
+	{0x2e80c400, 0x405f1bff}, // fcmla .2s/.4s/.2d, every rotation
+	{0x2e80e400, 0x405f13ff}, // fcadd .2s/.4s/.2d, #90/#270
+	{0x6f801000, 0x003f6bff}, // fcmla .4s by element, every rotation
 }
 
 var intEdges = []float64{

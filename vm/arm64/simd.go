@@ -13,8 +13,8 @@ package arm64
 // Not implemented, rejected by the decoder (SIGILL) and not advertised:
 // FP16 arithmetic (FEAT_FP16; conversions to and from half precision are
 // implemented), SM3/SM4 (AES, PMULL 1Q, SHA1/SHA256/SHA512/SHA3 are in
-// crypto.go; dot products, SQRDMLAH/SQRDMLSH, FRINT32/64 and FJCVTZS in
-// simdext.go), FCMA, BF16, I8MM. Trapping of floating-point exceptions is
+// crypto.go; dot products, SQRDMLAH/SQRDMLSH, FRINT32/64, FJCVTZS and
+// FCMLA/FCADD of singles and doubles in simdext.go), BF16, I8MM. Trapping of floating-point exceptions is
 // not implemented (FPCR trap enables are RES0).
 //
 // Testing: simd_oracle_test.go compares random instructions and states

@@ -13,6 +13,10 @@ import (
 
 // execSIMDExt executes the ops of decode/a64simdext.go.
 func (r *Regs) execSIMDExt(in *decode.A64) simdResult {
+	if in.Op == decode.A64VFCMLA || in.Op == decode.A64VFCADD {
+		r.fcma(in)
+		return simdOK
+	}
 	a, b, d := r.V[in.Rn], r.V[in.Rm], r.V[in.Rd]
 	sz := in.Size
 	if in.Flags&decode.SIMDByElem != 0 {
@@ -163,4 +167,44 @@ func (r *Regs) fjcvtzs(x uint64) (uint32, uint64) {
 	}
 	r.FPSR |= fl
 	return res, z << 2
+}
+
+// fcma is FCMLA (vector and by element) and FCADD: complex numbers are
+// (real, imaginary) element pairs; Imm2 is the rotation in units of 90
+// degrees. FCMLA accumulates with fused multiply-adds, FCADD adds.
+func (r *Regs) fcma(in *decode.A64) {
+	sz := in.Size
+	n1, m2, d3 := r.V[in.Rn], r.V[in.Rm], r.V[in.Rd]
+	pairs := nElems(in, sz) / 2
+	var res [2]uint64
+	for e := 0; e < pairs; e++ {
+		re, im := 2*e, 2*e+1
+		if in.Flags&decode.SIMDByElem != 0 { // the pair Imm of Vm for every e
+			re, im = 2*int(in.Imm), 2*int(in.Imm)+1
+		}
+		mre, mim := elem(&m2, re, sz), elem(&m2, im, sz)
+		if in.Op == decode.A64VFCADD {
+			e1, e3 := fpNegBits(mim, sz), mre // #90
+			if in.Imm2 == 3 {                 // #270
+				e1, e3 = mim, fpNegBits(mre, sz)
+			}
+			setElem(&res, 2*e, sz, r.fadd(elem(&n1, 2*e, sz), e1, sz, false))
+			setElem(&res, 2*e+1, sz, r.fadd(elem(&n1, 2*e+1, sz), e3, sz, false))
+			continue
+		}
+		var e1, e2, e3, e4 uint64
+		switch in.Imm2 {
+		case 0:
+			e1, e2, e3, e4 = mre, elem(&n1, 2*e, sz), mim, elem(&n1, 2*e, sz)
+		case 1:
+			e1, e2, e3, e4 = fpNegBits(mim, sz), elem(&n1, 2*e+1, sz), mre, elem(&n1, 2*e+1, sz)
+		case 2:
+			e1, e2, e3, e4 = fpNegBits(mre, sz), elem(&n1, 2*e, sz), fpNegBits(mim, sz), elem(&n1, 2*e, sz)
+		default:
+			e1, e2, e3, e4 = mim, elem(&n1, 2*e+1, sz), fpNegBits(mre, sz), elem(&n1, 2*e+1, sz)
+		}
+		setElem(&res, 2*e, sz, r.fmuladd(elem(&d3, 2*e, sz), e2, e1, sz))
+		setElem(&res, 2*e+1, sz, r.fmuladd(elem(&d3, 2*e+1, sz), e4, e3, sz))
+	}
+	r.setVec(in.Rd, res, in.Q)
 }
