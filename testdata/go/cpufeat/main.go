@@ -1,8 +1,8 @@
 // cpufeat exercises the code paths Go takes on CPUs with optional
 // extensions: sync/atomic from many goroutines (LSE atomics on arm64 when
 // built with GOARM64=v8.1 or when HWCAP_ATOMICS is advertised), and
-// known-answer checks of crypto/sha1, sha256, sha512, aes (block, CTR, GCM)
-// and hash/crc32, which use the AES, PMULL, SHA1, SHA2, SHA512 and CRC32
+// known-answer checks of crypto/sha1, sha256, sha512, sha3, aes (block, CTR,
+// GCM) and hash/crc32, which use the AES, PMULL, SHA1, SHA2, SHA512, SHA3 and CRC32
 // instructions when the CPU advertises them. The output is the same on
 // every CPU.
 package main
@@ -12,6 +12,7 @@ import (
 	"crypto/cipher"
 	"crypto/sha1"
 	"crypto/sha256"
+	"crypto/sha3"
 	"crypto/sha512"
 	"encoding/hex"
 	"fmt"
@@ -101,6 +102,13 @@ func crypto() {
 	fmt.Printf("sha384 %x\n", h384.Sum(nil))
 	fmt.Printf("sha512 %x\n", h512.Sum(nil))
 	fmt.Printf("sha256(abc) %x\n", sha256.Sum256([]byte("abc")))
+	fmt.Printf("sha3-256(abc) %x\n", sha3.Sum256([]byte("abc")))
+	fmt.Printf("sha3-512 %x\n", sha3.Sum512(msg))
+	shake := make([]byte, 64)
+	sh := sha3.NewSHAKE128()
+	sh.Write(msg[:777])
+	sh.Read(shake)
+	fmt.Printf("shake128 %x\n", shake)
 
 	// FIPS-197 appendix C known answers for AES-128/192/256.
 	pt := must(hex.DecodeString("00112233445566778899aabbccddeeff"))
