@@ -108,6 +108,12 @@ const (
 	A64SysCNTFRQ  // CNTFRQ_EL0
 )
 
+// A64SysID is the first of the ID register numbers in Imm of A64MRS: MRS of
+// the CPU ID space op0=3, op1=0, CRn=0 that Linux emulates for EL0
+// (MIDR_EL1, MPIDR_EL1, REVIDR_EL1 with CRm=0; CRm 2..7 for the rest) is
+// A64SysID + CRm<<3 | op2.
+const A64SysID = 64
+
 // Integer, load/store, branch and system operations. "Rd(SP)" means Rd
 // may be A64RegSP; otherwise register 31 decodes as A64RegZR/A64RegDiscard.
 // Sf selects 32/64-bit operation: 32-bit results are zero-extended.
@@ -235,6 +241,17 @@ const (
 	A64DCCVA // DC CVAU/CVAC/CIVAC at Rd: checks the address, no other effect
 	A64ICIVAU
 
+	// LSE atomics (a64lse.go). Rn(SP) is the base; Size is log2 of the
+	// access size; Flags A64FlagAcquire/A64FlagRelease.
+	A64LDOP // Rd(write) = old [Rn]; [Rn] = op(old, Rm); Imm = A64Atomic* kind (LDADD … LDUMIN, SWP)
+	A64CAS  // Ra(write) = old [Rn]; if old == Rm { [Rn] = Rd }: Rm/Ra are Rs read/written, Rd is Rt
+	A64CASP // pair: Rm, Ra = Rs, Rs+1 (read); Imm, Imm2 = Rs, Rs+1 (write); Rd, Shift = Rt, Rt+1; Size 2 or 3 per register
+
+	// LRCPC2 and FlagM (a64flagm.go).
+	A64LDAPUR // Rd = load-acquire (RCpc) of 1<<Size bytes at Rn(SP) + Imm; Flags&A64FlagSigned: sign-extend to Sf width
+	A64STLUR  // store-release of Rd at Rn(SP) + Imm
+	A64FLAGM  // NZCV manipulation: Imm = A64Flag* kind (CFINV, XAFLAG, AXFLAG, RMIF, SETF8/16)
+
 	a64NumOps
 )
 
@@ -268,6 +285,8 @@ var a64OpNames = [...]string{
 	A64TBNZ: "TBNZ", A64BR: "BR", A64BLR: "BLR", A64RET: "RET",
 	A64SVC: "SVC", A64BRK: "BRK", A64NOP: "NOP", A64CLREX: "CLREX", A64DMB: "DMB", A64ISB: "ISB",
 	A64MRS: "MRS", A64MSR: "MSR", A64DCZVA: "DC ZVA", A64DCCVA: "DC CVA*", A64ICIVAU: "IC IVAU",
+	A64LDOP: "LD<op>/SWP", A64CAS: "CAS", A64CASP: "CASP",
+	A64LDAPUR: "LDAPUR", A64STLUR: "STLUR", A64FLAGM: "FLAGM",
 }
 
 // String names the operation (the underlying instruction, not an alias).
@@ -284,12 +303,12 @@ func (op A64Op) String() string {
 // Reasons for A64Undefined, in Imm of an undefined record.
 const (
 	A64WhyUnallocated = iota // not an instruction
-	A64WhyLSE                // LSE atomics (FEAT_LSE): HWCAP_ATOMICS is not advertised
+	A64WhyLSE                // unused since FEAT_LSE is implemented (a64lse.go); kept so the numbers stay stable
 	A64WhySVE
 	A64WhyPAC     // pointer authentication outside the HINT space
 	A64WhyMTE     // memory tagging
 	A64WhyPriv    // not available at EL0 (HVC, SMC, ERET, MSR DAIF, DC IVAC, IC IALLU, …)
-	A64WhySysReg  // MRS/MSR of a system register uvm does not provide (e.g. MIDR_EL1 without HWCAP_CPUID)
+	A64WhySysReg  // MRS/MSR of a system register uvm does not provide (outside the ID space Linux emulates, e.g. CCSIDR_EL1)
 	A64WhyFeature // an optional extension uvm does not implement
 	A64WhySIMD    // an FP/SIMD encoding the FP/SIMD decoder does not implement
 )

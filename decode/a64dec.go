@@ -380,7 +380,10 @@ func decodeSystem(raw uint32, in *A64) {
 			default:
 				undef(in, A64WhyUnallocated)
 			}
-		case crn == 4 && rt == 31: // MSR (immediate) to PSTATE, CFINV, XAFLAG, AXFLAG
+		case crn == 4 && rt == 31 && op1 == 0 && crm == 0 && op2 <= 2: // CFINV, XAFLAG, AXFLAG
+			in.Op = A64FLAGM
+			in.Imm = uint64(op2) // A64FlagCFINV, A64FlagXAFLAG, A64FlagAXFLAG
+		case crn == 4 && rt == 31: // MSR (immediate) to PSTATE
 			if op1 == 3 || op1 == 0 {
 				undef(in, A64WhyFeature)
 			} else {
@@ -435,8 +438,11 @@ func decodeSystem(raw uint32, in *A64) {
 		case keyCNTFRQ:
 			id, ro = A64SysCNTFRQ, true
 		default:
-			undef(in, A64WhySysReg)
-			return
+			if !a64IsEmulatedID(op0, op1, crn, crm, op2) {
+				undef(in, A64WhySysReg)
+				return
+			}
+			id, ro = A64SysID+uint64(crm<<3|op2), true
 		}
 		in.Imm = id
 		if l == 1 {
@@ -453,6 +459,17 @@ func decodeSystem(raw uint32, in *A64) {
 	default:
 		undef(in, A64WhyUnallocated)
 	}
+}
+
+// a64IsEmulatedID reports whether MRS of the system register is one Linux
+// emulates at EL0 (arch/arm64/kernel/cpufeature.c: is_emulated and
+// emulate_id_reg): op0=3, op1=0, CRn=0 with CRm 2..7, or CRm 0 for
+// MIDR_EL1 (op2 0), MPIDR_EL1 (5) and REVIDR_EL1 (6).
+func a64IsEmulatedID(op0, op1, crn, crm, op2 uint32) bool {
+	if op0 != 3 || op1 != 0 || crn != 0 {
+		return false
+	}
+	return crm >= 2 && crm <= 7 || crm == 0 && (op2 == 0 || op2 == 5 || op2 == 6)
 }
 
 func decodeBranchReg(raw uint32, in *A64) {
@@ -566,7 +583,7 @@ func decodeDPReg(raw uint32, in *A64) {
 			in.Rm = rZR(rm)
 			in.Op = [4]A64Op{A64ADC, A64ADCS, A64SBC, A64SBCS}[raw>>29&3]
 		case op3&0x1f == 1 || op3&0xf == 2:
-			undef(in, A64WhyFeature) // FlagM
+			decodeFlagMReg(raw, in) // RMIF, SETF8, SETF16
 		default:
 			undef(in, A64WhyUnallocated)
 		}
@@ -774,10 +791,13 @@ func decodeLdSt(raw uint32, in *A64) {
 		}
 	case op0&3 == 1: // xx01
 		if op2 >= 2 {
-			if op0 == 0xd && op1 == 0 && op3&0x20 != 0 { // load/store memory tags
+			switch {
+			case op0 == 0xd && op1 == 0 && op3&0x20 != 0: // load/store memory tags
 				undef(in, A64WhyMTE)
-			} else {
-				undef(in, A64WhyFeature) // LDAPUR/STLUR (RCpc2)
+			case op1 == 0 && op3&0x20 == 0 && op4 == 0: // LDAPUR/STLUR (RCpc2)
+				decodeLRCPC2(raw, in)
+			default:
+				undef(in, A64WhyFeature) // RCpc3, …
 			}
 			return
 		}
@@ -854,7 +874,7 @@ func decodeExclusive(raw uint32, in *A64) {
 			in.Rd = rZR(rt)
 		}
 	default: // CAS, CASP
-		undef(in, A64WhyLSE)
+		decodeCAS(raw, in)
 	}
 }
 
@@ -1073,7 +1093,7 @@ func decodeLdStReg(raw uint32, in *A64, form uint32) {
 }
 
 // decodeAtomic handles the "atomic memory operations" class: LDAPR
-// (FEAT_LRCPC) is implemented; the LSE operations are not.
+// (FEAT_LRCPC) here, the LSE operations in a64lse.go.
 func decodeAtomic(raw uint32, in *A64) {
 	v := raw >> 26 & 1
 	if v == 1 {
@@ -1090,5 +1110,5 @@ func decodeAtomic(raw uint32, in *A64) {
 		in.Flags = A64FlagAcquire
 		return
 	}
-	undef(in, A64WhyLSE)
+	decodeLSEAtomic(raw, in)
 }

@@ -38,6 +38,10 @@ func DisasmA64(raw uint32, pc uint64) string {
 				a64RegName(in.Rd, in.Size == 3), a64RegName(in.Rn, true))
 		case A64ICIVAU:
 			return "ic ivau, " + a64RegName(in.Rd, true)
+		case A64LDOP, A64CAS, A64CASP:
+			return disasmLSE(&in)
+		case A64LDAPUR, A64STLUR, A64FLAGM:
+			return disasmFlagM(&in)
 		case A64Undefined:
 			return fmt.Sprintf(".inst 0x%08x", raw)
 		}

@@ -315,12 +315,16 @@ const (
 	a64SIMDEnd
 )
 
-// NumA64SIMDOps is the number of SIMD/FP ops (for dense tables).
-const NumA64SIMDOps = int(a64SIMDEnd - A64SIMDBase)
+// NumA64SIMDOps is the number of SIMD/FP ops, the ops of a64crypto.go and
+// a64simdext.go included (for dense tables).
+const NumA64SIMDOps = int(a64SIMDExtEnd - A64SIMDBase)
 
 // A64SIMDOpName returns the mnemonic of a SIMD/FP op ("" for others).
 func A64SIMDOpName(op A64Op) string {
-	if op < A64SIMDBase || op >= a64SIMDEnd {
+	if op >= a64SIMDEnd {
+		return a64CryptoName(op)
+	}
+	if op < A64SIMDBase {
 		return ""
 	}
 	return a64SIMDNames[op-A64SIMDBase]
@@ -446,6 +450,11 @@ func decodeA64SIMD(raw uint32, in *A64) bool {
 	in.Rn = uint8(raw >> 5 & 31)
 	in.Rm = uint8(raw >> 16 & 31)
 	op0 := raw >> 28
+	if op0 == 0b0100 || op0 == 0b0101 || op0 == 0b1100 {
+		if decodeA64Crypto(raw, in) {
+			return true
+		}
+	}
 	var ok bool
 	switch {
 	case op0&0b0101 == 0b0001: // x0x1
@@ -524,6 +533,10 @@ func decodeFP(raw uint32, in *A64) bool {
 			}
 			return true
 		case 6, 7:
+			if opcode == 6 && rmode == 3 && sf == 0 && ftype == 1 { // FJCVTZS (a64simdext.go)
+				in.Op, in.Size = A64FJCVTZS, 3
+				return true
+			}
 			in.Op = A64FMOVTOGP
 			if opcode == 7 {
 				in.Op = A64FMOVFROMGP
@@ -609,6 +622,8 @@ func decodeFP(raw uint32, in *A64) bool {
 			in.Op, in.Imm2 = A64FRINT, FPRoundX
 		case 15:
 			in.Op, in.Imm2 = A64FRINT, FPRoundI
+		case 16, 17, 18, 19: // FRINT32Z, FRINT32X, FRINT64Z, FRINT64X (a64simdext.go)
+			in.Op, in.Imm2 = A64FRINTTS, uint64(opcode-16)
 		default:
 			return false
 		}
@@ -803,6 +818,9 @@ func decodeVec(raw uint32, in *A64, scalar bool) bool {
 	}
 	if bf(raw, 24, 1) == 1 {
 		if raw&(1<<10) == 0 {
+			if decodeByElemExt(raw, in, scalar) { // RDM, DotProd: a64simdext.go
+				return true
+			}
 			return decodeByElem(raw, in, scalar)
 		}
 		if bf(raw, 23, 1) != 0 {
@@ -825,8 +843,12 @@ func decodeVec(raw uint32, in *A64, scalar bool) bool {
 				return decodeScalarThreeDiff(raw, in)
 			}
 			op := threeDiff[u][bf(raw, 12, 4)]
-			// size 3 is reserved, except PMULL 1Q (FEAT_PMULL, not
-			// implemented); PMULL otherwise only has byte elements.
+			// size 3 is reserved, except PMULL 1Q (FEAT_PMULL); PMULL
+			// otherwise only has byte elements.
+			if op == A64VPMULL && size == 3 { // PMULL 1Q (FEAT_PMULL): a64crypto.go
+				in.Op, in.Size = A64PMULL64, 3
+				return true
+			}
 			if op == 0 || size == 3 || op == A64VPMULL && size != 0 {
 				return false
 			}
@@ -854,10 +876,10 @@ func decodeVec(raw uint32, in *A64, scalar bool) bool {
 		if bf(raw, 21, 3) == 0 && raw&(1<<10) != 0 && bf(raw, 11, 4) == 0 && u == 0 && raw&(1<<15) == 0 {
 			return decodeDupElem(raw, in)
 		}
-		return false
+		return decodeThreeExt(raw, in, true)
 	}
 	if raw&(1<<15) != 0 {
-		return false // three-register extension (dot product etc.)
+		return decodeThreeExt(raw, in, false) // three-register extension: a64simdext.go
 	}
 	if bf(raw, 23, 2) == 0 && bf(raw, 21, 2) == 0 && raw&(1<<10) != 0 {
 		return decodeCopy(raw, in)
@@ -1025,6 +1047,12 @@ func decodeTwoMisc(raw uint32, in *A64, scalar bool) bool {
 				in.Flags |= SIMDUnsigned
 			}
 			return fp(A64VICVTF)
+		case 0b11110, 0b11111: // FRINT32Z/X, FRINT64Z/X (a64simdext.go)
+			if scalar {
+				return false
+			}
+			in.Imm2 = uint64((opcode&1)<<1 | u)
+			return fp(A64VFRINTTS)
 		}
 	} else {
 		switch opcode {

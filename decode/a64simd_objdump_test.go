@@ -80,6 +80,8 @@ func nameMatches(in *A64, obj string) bool {
 		return obj == "scvtf" || obj == "ucvtf"
 	case "frint":
 		return regexp.MustCompile(`^frint[npmzaxi]$`).MatchString(obj)
+	case "frint32/64":
+		return obj == "frint"+[2]string{"32", "64"}[in.Imm2>>1&1]+[2]string{"z", "x"}[in.Imm2&1]
 	case "dup":
 		return obj == "mov" && in.Flags&SIMDScalar != 0
 	case "ldr":
@@ -92,7 +94,7 @@ func nameMatches(in *A64, obj string) bool {
 
 // unimplementedSIMD matches objdump output for encodings uvm deliberately
 // does not implement (extensions it does not advertise in HWCAP).
-var unimplementedSIMD = regexp.MustCompile(`^(aes|sha|sm3|sm4|eor3|bcax|rax1|xar|sdot|udot|usdot|sudot|fcmla|fcadd|fjcvtzs|frint(32|64)|bf|fmlal|fmlsl|sqrdml|pmull2? v\d+\.1q|smmla|ummla|usmmla|bfcvt|crc)`)
+var unimplementedSIMD = regexp.MustCompile(`^(sm3|sm4|usdot|sudot|bf|fmlal|fmlsl|smmla|ummla|usmmla|bfcvt|crc)`)
 
 var fp16Operand = regexp.MustCompile(`\bh\d+\b|\.[48]h\b|\.h\[`)
 

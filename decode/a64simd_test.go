@@ -73,16 +73,16 @@ func TestDecodeA64SIMDFields(t *testing.T) {
 }
 
 // TestDecodeA64SIMDUndefined: encodings uvm must refuse (FP16 arithmetic,
-// crypto, reserved sizes).
+// SM3/SM4, dot product, reserved sizes).
 func TestDecodeA64SIMDUndefined(t *testing.T) {
 	for _, raw := range []uint32{
 		0x1ee22820,         // fadd h0, h1, h2 (FEAT_FP16)
-		0x4e284800,         // aese v0.16b, v0.16b
-		0x5e004020,         // sha256h (not advertised)
-		0x0ee0e020,         // pmull v0.1q, v1.1d, v0.1d (FEAT_PMULL)
+		0xce400000,         // sm3ss1 v0.4s, v0.4s, v0.4s, v0.4s (FEAT_SM3)
+		0xcec08400,         // sm4e v0.4s, v0.4s (FEAT_SM4)
+		0x5e007000,         // SHA three-register opcode 111: unallocated
 		0x0ee08420,         // add v0.1d, v1.1d, v0.1d: reserved (size 3, Q 0)
-		0x4e809420,         // sdot v0.4s, v1.16b, v0.16b
-		0x1e7e0020,         // fjcvtzs w0, d1
+		0x4e809c20,         // usdot v0.4s, v1.16b, v0.16b (FEAT_I8MM)
+		0x2e61e820,         // frint32x .1d (Q=0 with D elements): reserved
 		0x0c407000 | 1<<21, // LD1 multiple with bit 21 set
 	} {
 		var in A64
@@ -96,13 +96,13 @@ func TestDecodeA64SIMDUndefined(t *testing.T) {
 }
 
 func TestA64SIMDOpNames(t *testing.T) {
-	for op := A64SIMDBase; op < a64SIMDEnd; op++ {
+	for op := A64SIMDBase; op < a64SIMDExtEnd; op++ {
 		if A64SIMDOpName(op) == "" {
 			t.Errorf("op %d has no name", op)
 		}
 	}
-	if len(a64SIMDNames) != NumA64SIMDOps {
-		t.Errorf("name table has %d entries for %d ops", len(a64SIMDNames), NumA64SIMDOps)
+	if len(a64SIMDNames)+len(a64CryptoNames)+len(a64SIMDExtNames) != NumA64SIMDOps {
+		t.Errorf("name tables have %d+%d+%d entries for %d ops", len(a64SIMDNames), len(a64CryptoNames), len(a64SIMDExtNames), NumA64SIMDOps)
 	}
 }
 
@@ -125,7 +125,7 @@ func checkSIMDDecode(t *testing.T, raw uint32) {
 		if !f(raw, &in) {
 			continue
 		}
-		if in.Op < A64SIMDBase || in.Op >= a64SIMDEnd || in.Rd > 31 || in.Rn > 31 || in.Rm > 31 || in.Ra > 31 || in.Size > 3 || in.Q > 1 {
+		if in.Op < A64SIMDBase || in.Op >= a64SIMDExtEnd || in.Rd > 31 || in.Rn > 31 || in.Rm > 31 || in.Ra > 31 || in.Size > 3 || in.Q > 1 {
 			t.Fatalf("%08x: bad record %+v", raw, in)
 		}
 	}

@@ -70,6 +70,37 @@ build_bin() {
 		$cc $CFLAGS -o "bin/$arch/vdsoclock-dyn" src/vdsoclock.c
 		echo "built bin/$arch: $(ls "bin/$arch" | wc -l) programs"
 	done
+	build_isa
+}
+
+# Arm64-only programs (src/arm64/NAME.c): the ISA extensions uvm's arm64 CPU
+# implements beyond Armv8.0, each built for its target. Not in MANIFEST (they
+# do not build for x86-64); cmd/uvm/arm64isa_test.go runs them and compares
+# with expected/NAME.arm64.out, which `./build.sh expected` takes from
+# qemu-aarch64 -cpu max.
+declare -A ISA_CFLAGS=(
+	[isa_atomics]="-march=armv8.1-a -mno-outline-atomics"
+	[isa_crypto]="-march=armv8.2-a+crypto+sha3 -O3"
+)
+
+build_isa() {
+	local src name
+	mkdir -p bin/arm64
+	for src in src/arm64/*.c; do
+		name=$(basename "$src" .c)
+		# shellcheck disable=SC2086
+		$CC_arm64 -static $CFLAGS ${ISA_CFLAGS[$name]} -pthread -o "bin/arm64/$name" "$src"
+	done
+	echo "built $(ls src/arm64/*.c | wc -l) arm64 ISA programs"
+}
+
+expected_isa() {
+	local src name
+	for src in src/arm64/*.c; do
+		name=$(basename "$src" .c)
+		qemu-aarch64 -cpu max "bin/arm64/$name" >"expected/$name.arm64.out"
+		echo "$name: exit $?"
+	done
 }
 
 # build_go DIR: builds every Go guest for both arches into DIR/ARCH/ (go/NAME
@@ -220,6 +251,7 @@ expected() {
 			echo "$name: exit $rc"
 		fi
 	done < <(manifest)
+	expected_isa
 	check
 }
 

@@ -291,12 +291,6 @@ func genDiffProgram(cases []diffCase, rng *rand.Rand) string {
 }
 
 func TestDiffQemu(t *testing.T) {
-	as, err1 := exec.LookPath("aarch64-linux-gnu-as")
-	ld, err2 := exec.LookPath("aarch64-linux-gnu-ld")
-	qemu, err3 := exec.LookPath("qemu-aarch64")
-	if err1 != nil || err2 != nil || err3 != nil {
-		t.Skip("needs aarch64-linux-gnu-as, aarch64-linux-gnu-ld and qemu-aarch64")
-	}
 	perClass := 150
 	if testing.Short() {
 		perClass = 30
@@ -307,20 +301,31 @@ func TestDiffQemu(t *testing.T) {
 		fmt.Sscanf(strings.Replace(v, ",", " ", 1), "%d %d", &perClass, &seed)
 	}
 	rng := rand.New(rand.NewSource(seed))
-	cases := genDiffCases(rng, perClass)
+	runDiffCases(t, genDiffCases(rng, perClass), rng, "-march=armv8.3-a+crc+rcpc")
+}
+
+// runDiffCases assembles cases (with as flag march) into one program, runs
+// it under qemu-aarch64 and uvm, and compares every record.
+func runDiffCases(t *testing.T, cases []diffCase, rng *rand.Rand, march string) {
+	as, err1 := exec.LookPath("aarch64-linux-gnu-as")
+	ld, err2 := exec.LookPath("aarch64-linux-gnu-ld")
+	qemu, err3 := exec.LookPath("qemu-aarch64")
+	if err1 != nil || err2 != nil || err3 != nil {
+		t.Skip("needs aarch64-linux-gnu-as, aarch64-linux-gnu-ld and qemu-aarch64")
+	}
 	dir := t.TempDir()
 	src := filepath.Join(dir, "diff.S")
 	if err := os.WriteFile(src, []byte(genDiffProgram(cases, rng)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command(as, "-march=armv8.3-a+crc+rcpc", "-o", src+".o", src).CombinedOutput(); err != nil {
+	if out, err := exec.Command(as, march, "-o", src+".o", src).CombinedOutput(); err != nil {
 		t.Fatalf("as: %v\n%s", err, out)
 	}
 	bin := filepath.Join(dir, "diff")
 	if out, err := exec.Command(ld, "-static", "-o", bin, src+".o").CombinedOutput(); err != nil {
 		t.Fatalf("ld: %v\n%s", err, out)
 	}
-	want, err := exec.Command(qemu, bin).Output()
+	want, err := exec.Command(qemu, "-cpu", "max", bin).Output()
 	if err != nil {
 		t.Fatalf("qemu: %v", err)
 	}

@@ -575,6 +575,37 @@ block:
 				if res = c.stlr(r[in.Rn], r[in.Rd], in.Size); res != memOK {
 					goto memExit
 				}
+			case decode.A64LDOP:
+				var v uint64
+				if v, res = c.ldop(in.Imm, r[in.Rn], r[in.Rm], in.Size); res != memOK {
+					goto memExit
+				}
+				r[in.Rd] = v
+			case decode.A64CAS:
+				var v uint64
+				if v, res = c.cas(r[in.Rn], r[in.Rm], r[in.Rd], in.Size); res != memOK {
+					goto memExit
+				}
+				r[in.Ra] = v
+			case decode.A64CASP:
+				var a, b uint64
+				if a, b, res = c.casp(r[in.Rn], r[in.Rm], r[in.Ra], r[in.Rd], r[in.Shift], in.Size); res != memOK {
+					goto memExit
+				}
+				r[in.Imm] = a
+				r[in.Imm2] = b
+			case decode.A64LDAPUR:
+				var v uint64
+				if v, res = c.ldar(r[in.Rn]+in.Imm, in.Size); res != memOK {
+					goto memExit
+				}
+				r[in.Rd] = ldapurExt(in, v)
+			case decode.A64STLUR:
+				if res = c.stlr(r[in.Rn]+in.Imm, r[in.Rd], in.Size); res != memOK {
+					goto memExit
+				}
+			case decode.A64FLAGM:
+				nzcv = flagm(in, r[in.Rn], nzcv)
 
 			// Branches.
 			case decode.A64B:

@@ -313,6 +313,8 @@ func fuzzRunA64(t *testing.T, code []byte, seed uint64) {
 // branches and loops, FP conversions, integer division, loads of every
 // addressing mode, SIMD integer/crypto, and self-modifying code.
 var fuzzSeedsA64 = []string{
+	// LSE atomics, crypto, RDM/DotProd, FRINT32/JSCVT, LRCPC2, FlagM, MRS of ID registers
+	"4000e1f843fce1c846fc64084080e178401021382048284e0068284e2040005e008060ce000000ce4194834e4184436e41e8216e41007e1e410040d9e1430099258401ba1f4000d5000038d5000638d5",
 	"0020004c20089f4c4004bfad6300803d8084004da41400acc684874c003d004d",
 	"0020404c2008df4c4004ffad6378e93c80c8404da0ece64dc41440ace0b0404d01f1df3c",
 	"400440a9a39080a9061dff6820851f29ea2fffa9fd7ba0a9ccb55fa9e0853f6d028ec02c",

@@ -375,8 +375,10 @@ func (c *CPU) mrs(id uint64, nzcv uint64, pc uint64) uint64 {
 		return c.counter(pc)
 	case decode.A64SysCNTFRQ:
 		return CounterFreq
+	case decode.A64SysTPIDRRO:
+		return 0 // 0 for native tasks
 	}
-	return 0 // TPIDRRO_EL0 is 0 for native tasks
+	return idReg(id) // the ID registers (idregs.go)
 }
 
 // Writable bits of FPCR (AHP, DN, FZ, RMode; the trap enables read as

@@ -326,7 +326,7 @@ func TestSystem(t *testing.T) {
 }
 
 func TestExits(t *testing.T) {
-	c := newTestCPU(t, []uint32{0xd2800021, 0xd4000001, 0xd42000a0, 0x00000001, 0xd5380002, 0xf8e00041})
+	c := newTestCPU(t, []uint32{0xd2800021, 0xd4000001, 0xd42000a0, 0x00000001, 0xd5380102, 0x04000041})
 	e := c.Run(100)
 	if e.Reason != vm.ExitSyscall || e.PC != tCode+8 || c.PC() != tCode+8 || c.Retired() != 2 {
 		t.Fatalf("svc: %+v retired %d", e, c.Retired())
@@ -335,14 +335,14 @@ func TestExits(t *testing.T) {
 	if e.Reason != vm.ExitBreakpoint || e.Code != 5 || e.PC != tCode+8 || c.Retired() != 2 {
 		t.Fatalf("brk: %+v", e)
 	}
-	for _, want := range []string{"unallocated", "system register", "LSE"} {
+	for _, want := range []string{"unallocated", "system register", "SVE"} {
 		c.SetPC(c.PC() + 4)
 		e = c.Run(100)
 		if e.Reason != vm.ExitUndefined || e.PC != c.PC() || e.RawLen != 4 || !contains(e.Why, want) {
 			t.Fatalf("undefined: %+v", e)
 		}
 	}
-	if e.Raw[0] != 0x41 || e.Raw[3] != 0xf8 {
+	if e.Raw[0] != 0x41 || e.Raw[3] != 0x04 {
 		t.Errorf("raw bytes %x", e.Raw[:4])
 	}
 }

@@ -12,9 +12,10 @@ package arm64
 //
 // Not implemented, rejected by the decoder (SIGILL) and not advertised:
 // FP16 arithmetic (FEAT_FP16; conversions to and from half precision are
-// implemented), AES/SHA/SM3/SM4/SHA512/SHA3, PMULL of 64-bit elements,
-// dot products, SQRDMLAH, FCMA, JSCVT, FRINT32/64, BF16, I8MM. Trapping of
-// floating-point exceptions is not implemented (FPCR trap enables are RES0).
+// implemented), SM3/SM4 (AES, PMULL 1Q, SHA1/SHA256/SHA512/SHA3 are in
+// crypto.go; dot products, SQRDMLAH/SQRDMLSH, FRINT32/64, FJCVTZS and
+// FCMLA/FCADD of singles and doubles in simdext.go), BF16, I8MM. Trapping of floating-point exceptions is
+// not implemented (FPCR trap enables are RES0).
 //
 // Testing: simd_oracle_test.go compares random instructions and states
 // against qemu-aarch64 (testdata/simdoracle) and replays stored qemu
@@ -155,6 +156,9 @@ func (c *CPU) execSIMD(in *decode.A64) simdResult {
 		return c.execSIMDLdSt(in)
 
 	default:
+		if in.Op >= decode.A64CryptoBase {
+			return r.execCrypto(in) // crypto.go
+		}
 		if in.Op >= decode.A64VFMAXNM && in.Op <= decode.A64VFABD {
 			r.vecFP3(in)
 			return simdOK

@@ -86,6 +86,12 @@ func simdDecodeResult(b []byte) simdResultState {
 // (SIGILL…) gets ok = false; the remaining cases are run in a new process.
 func simdRunOracle(t *testing.T, qemu string, cases []simdCase) (res []simdResultState, ok []bool) {
 	t.Helper()
+	return simdRunOracleCPU(t, qemu, "max", cases)
+}
+
+// simdRunOracleCPU is simdRunOracle with qemu's -cpu model cpu.
+func simdRunOracleCPU(t *testing.T, qemu, cpu string, cases []simdCase) (res []simdResultState, ok []bool) {
+	t.Helper()
 	res = make([]simdResultState, len(cases))
 	ok = make([]bool, len(cases))
 	for start := 0; start < len(cases); {
@@ -93,7 +99,7 @@ func simdRunOracle(t *testing.T, qemu string, cases []simdCase) (res []simdResul
 		for i := start; i < len(cases); i++ {
 			in.Write(cases[i].encode())
 		}
-		cmd := exec.Command(qemu, "-cpu", "cortex-a57", "testdata/simdoracle")
+		cmd := exec.Command(qemu, "-cpu", cpu, "testdata/simdoracle")
 		cmd.Stdin = &in
 		var out bytes.Buffer
 		cmd.Stdout = &out
@@ -166,7 +172,7 @@ func simdUsesGP(op decode.A64Op) bool {
 	switch op {
 	case decode.A64FCVTI, decode.A64ICVTF, decode.A64FMOVTOGP, decode.A64FMOVFROMGP,
 		decode.A64VDUPG, decode.A64VINSG, decode.A64VUMOV, decode.A64VSMOV,
-		decode.A64VLDST, decode.A64VLDSTL, decode.A64VLDR:
+		decode.A64VLDST, decode.A64VLDSTL, decode.A64VLDR, decode.A64FJCVTZS:
 		return true
 	}
 	return false
