@@ -836,8 +836,13 @@ func (t *Task) sysMkdirat(dirfd int32, pathAddr, mode uint64) uint64 {
 		return errRet(e)
 	}
 	t.tg.mu.Lock()
+	// mode & (S_IRWXUGO|S_ISVTX) & ~umask, as vfs_mkdir keeps the
+	// sticky bit.
 	perm := fs.FileMode(uint32(mode) & 0o777 &^ t.tg.umask)
 	t.tg.mu.Unlock()
+	if mode&0o1000 != 0 {
+		perm |= fs.ModeSticky
+	}
 	fsys, name := t.lookup(g)
 	return errOr0(errnoOf(fsys.mkdir(name, perm)))
 }

@@ -55,25 +55,72 @@ func (h hostVFS) path(g string) string {
 }
 
 func (h hostVFS) open(g string, flags int, perm fs.FileMode) (*os.File, error) {
-	return os.OpenFile(h.path(g), flags, perm)
+	hp, err := h.guard(g, flags&syscall.O_NOFOLLOW == 0)
+	if err != nil {
+		return nil, err
+	}
+	return os.OpenFile(hp, flags, perm)
 }
-func (h hostVFS) stat(g string) (fs.FileInfo, error)  { return os.Stat(h.path(g)) }
-func (h hostVFS) lstat(g string) (fs.FileInfo, error) { return os.Lstat(h.path(g)) }
-func (h hostVFS) readlink(g string) (string, error)   { return os.Readlink(h.path(g)) }
+func (h hostVFS) stat(g string) (fs.FileInfo, error) {
+	hp, err := h.guard(g, true)
+	if err != nil {
+		return nil, err
+	}
+	return os.Stat(hp)
+}
+func (h hostVFS) lstat(g string) (fs.FileInfo, error) {
+	hp, err := h.guard(g, false)
+	if err != nil {
+		return nil, err
+	}
+	return os.Lstat(hp)
+}
+func (h hostVFS) readlink(g string) (string, error) {
+	hp, err := h.guard(g, false)
+	if err != nil {
+		return "", err
+	}
+	return os.Readlink(hp)
+}
 func (h hostVFS) mkdir(g string, perm fs.FileMode) error {
-	return unwrapPath(os.Mkdir(h.path(g), perm))
+	return h.do(g, func(hp string) error { return os.Mkdir(hp, perm) })
 }
-func (h hostVFS) unlink(g string) error { return unwrapPath(syscall.Unlink(h.path(g))) }
-func (h hostVFS) rmdir(g string) error  { return unwrapPath(syscall.Rmdir(h.path(g))) }
+func (h hostVFS) unlink(g string) error { return h.do(g, syscall.Unlink) }
+func (h hostVFS) rmdir(g string) error  { return h.do(g, syscall.Rmdir) }
 func (h hostVFS) rename(o, n string) error {
-	return unwrapPath(os.Rename(h.path(o), h.path(n)))
+	return h.do2(o, n, os.Rename)
 }
-func (h hostVFS) link(o, n string) error { return unwrapPath(os.Link(h.path(o), h.path(n))) }
+func (h hostVFS) link(o, n string) error { return h.do2(o, n, os.Link) }
 func (h hostVFS) symlink(target, n string) error {
-	return unwrapPath(os.Symlink(target, h.path(n)))
+	return h.do(n, func(hp string) error { return os.Symlink(target, hp) })
 }
 func (h hostVFS) chmod(g string, mode fs.FileMode) error {
-	return unwrapPath(os.Chmod(h.path(g), mode))
+	hp, err := h.guard(g, true)
+	if err != nil {
+		return unwrapPath(err)
+	}
+	return unwrapPath(os.Chmod(hp, mode))
+}
+
+// do runs op on the guarded host path of a name that is not followed.
+func (h hostVFS) do(g string, op func(hp string) error) error {
+	hp, err := h.guard(g, false)
+	if err != nil {
+		return unwrapPath(err)
+	}
+	return unwrapPath(op(hp))
+}
+
+func (h hostVFS) do2(o, n string, op func(ho, hn string) error) error {
+	ho, err := h.guard(o, false)
+	if err != nil {
+		return unwrapPath(err)
+	}
+	hn, err := h.guard(n, false)
+	if err != nil {
+		return unwrapPath(err)
+	}
+	return unwrapPath(op(ho, hn))
 }
 func (h hostVFS) hostName(g string) string { return h.path(g) }
 
@@ -125,4 +172,37 @@ func readFileVFS(fsys vfs, g string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %d bytes is bigger than uvm loads (%d): %w", g, fi.Size(), max, ErrExec)
 	}
 	return io.ReadAll(io.LimitReader(f, max+1))
+}
+
+// perProcessProcPath reports whether the host procfs path p (as
+// /proc/self/fd/N names it) is inside a per-process directory.
+func perProcessProcPath(p string) bool {
+	rest, ok := strings.CutPrefix(p, "/proc/")
+	if !ok {
+		return false
+	}
+	first, _, _ := strings.Cut(rest, "/")
+	if first == "self" || first == "thread-self" {
+		return true
+	}
+	if first == "" {
+		return false
+	}
+	for _, c := range first {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// guard is h.path(g), refused (ENOENT) when the host would resolve it
+// into a per-process /proc directory (intoHostProc). For an operation on
+// a name that may not exist yet its parent directory is checked too.
+func (h hostVFS) guard(g string, follow bool) (string, error) {
+	hp := h.path(g)
+	if intoHostProc(hp, follow) || intoHostProc(path.Dir(hp), true) {
+		return "", &fs.PathError{Op: "open", Path: g, Err: syscall.ENOENT}
+	}
+	return hp, nil
 }

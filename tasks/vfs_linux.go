@@ -139,7 +139,7 @@ func (r *rootVFS) atParent(g string, op func(dirfd int, name string) error) erro
 }
 
 func (r *rootVFS) mkdir(g string, perm fs.FileMode) error {
-	return r.atParent(g, func(d int, n string) error { return unix.Mkdirat(d, n, uint32(perm.Perm())) })
+	return r.atParent(g, func(d int, n string) error { return unix.Mkdirat(d, n, unixMode(perm)) })
 }
 
 func (r *rootVFS) unlink(g string) error {
@@ -184,3 +184,12 @@ func (r *rootVFS) chmod(g string, mode fs.FileMode) error {
 }
 
 func (r *rootVFS) hostName(g string) string { return path.Join(r.dir, path.Clean("/"+g)) }
+
+// unixMode is perm's permission bits with the sticky bit (S_ISVTX).
+func unixMode(perm fs.FileMode) uint32 {
+	m := uint32(perm.Perm())
+	if perm&fs.ModeSticky != 0 {
+		m |= unix.S_ISVTX
+	}
+	return m
+}

@@ -72,3 +72,25 @@ func TestRootConfinement(t *testing.T) {
 		t.Errorf("a missing root must fail, got 0")
 	}
 }
+
+// Without --root the guest sees the host's files, but never the host's
+// per-process /proc (uvm's own memory, environment and descriptors), not
+// even through paths whose meaning only the host kernel's resolution knows:
+// guest-made symlinks to /proc/self/mem, to /proc, to / (testdata/src/procsym.c).
+func TestProcSymlinkEscape(t *testing.T) {
+	if _, err := os.Stat("/proc/self/mem"); err != nil {
+		t.Skip("no host procfs")
+	}
+	want, err := os.ReadFile("../../testdata/expected/procsym.out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, arch := range guestArches {
+		for _, det := range []bool{false, true} {
+			out, stderr, code := runUVM(t, det, nil, "../../testdata/bin/"+arch+"/procsym", t.TempDir())
+			if code != 0 || out != string(want) {
+				t.Errorf("%s det=%v: status %d, output:\n%s\nwant:\n%s\nstderr: %s", arch, det, code, out, want, stderr)
+			}
+		}
+	}
+}
