@@ -46,6 +46,9 @@ func DecodeX86(mem []byte, pc uint64) (X86, error) {
 // cache to fill records in place).
 func DecodeX86Into(mem []byte, pc uint64, out *X86) error {
 	*out = X86{}
+	if ok, err := decodeX86Ext(mem, pc, out); ok {
+		return err // VEX (AVX/AVX2/FMA/F16C), XGETBV, XSAVE*: x86vex.go
+	}
 	inst, special, err := decodeX86Inst(mem)
 	if err != nil {
 		if err == ErrUndefined {

@@ -57,6 +57,9 @@ type CPU struct {
 	cm *cmState
 	// why explains the next ExitUndefined (set by the op that refuses).
 	why string
+	// avx: the x86-64-v3 CPU model (AVX/AVX2/FMA/F16C/XSAVE enabled in
+	// CPUID and the interpreter; avx_xsave.go). Set before the CPU runs.
+	avx bool
 }
 
 const pcacheSize = 32
@@ -160,6 +163,7 @@ func (c *CPU) Clone(mm *vm.MM) vm.CPU {
 	n.mm = mm
 	n.tlb = vm.NewTLB(mm)
 	n.code = x86Cache(mm)
+	n.avx = c.avx
 	c.cmClone(n)
 	return n
 }

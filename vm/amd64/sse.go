@@ -217,6 +217,8 @@ func (c *CPU) execSSE(in *decode.X86, pc uint64) sseResult {
 	_ = pc
 	op := in.Op
 	switch {
+	case op >= decode.X86AVXBase:
+		return c.execAVX(in) // avx.go
 	case op >= decode.X87Fld:
 		return c.execX87(in)
 	case op >= decode.SSEAddps && op <= decode.SSECvtpd2ps,
