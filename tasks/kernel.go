@@ -90,6 +90,10 @@ type Options struct {
 	// (and arm64 its non-coherent I-side in strict mode); --stats
 	// prints their counters. See package icache and cachemodel.go.
 	CacheModel *icache.Models
+	// CPUModel is the x86-64 CPU model: "x86-64-v2" (default) or
+	// "x86-64-v3" (AVX, AVX2, FMA, F16C, XSAVE; the signal frame then
+	// carries the XSAVE image). See amd64.(*CPU).SetCPUModel.
+	CPUModel string
 	// Redecode makes the interpreters decode every instruction afresh
 	// before executing it (differential testing of the predecoded
 	// instruction caches).
@@ -324,6 +328,9 @@ func (k *Kernel) load(path string, argv []string) (*Task, error) {
 		a = &arm64ABI
 	case vm.ArchAMD64:
 		c := amd64.NewCPU(mm)
+		if !c.SetCPUModel(k.opts.CPUModel) {
+			return nil, fmt.Errorf("unknown x86-64 CPU model %q", k.opts.CPUModel)
+		}
 		cpu = c
 		spec.Platform = "x86_64"
 		spec.HWCap = amd64.HWCAP()

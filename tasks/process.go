@@ -630,7 +630,9 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 			return errRet(ENOMEM), false
 		}
 	case vm.ArchAMD64:
-		cpu = amd64.NewCPU(mm)
+		c := amd64.NewCPU(mm)
+		c.SetCPUModel(k.opts.CPUModel) // checked when the kernel started
+		cpu = c
 		spec.Platform, spec.HWCap = "x86_64", amd64.HWCAP()
 		a = &amd64ABI
 	}
