@@ -367,6 +367,9 @@ func (op X86Op) String() string {
 	if int(op) < len(x86OpNames) && x86OpNames[op] != "" {
 		return x86OpNames[op]
 	}
+	if op >= X86AVXBase {
+		return avxOpName(op)
+	}
 	if op >= X86SSEBase {
 		return "sse" + strconv.Itoa(int(op-X86SSEBase))
 	}

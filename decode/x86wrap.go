@@ -46,7 +46,10 @@ func DecodeX86(mem []byte, pc uint64) (X86, error) {
 // cache to fill records in place).
 func DecodeX86Into(mem []byte, pc uint64, out *X86) error {
 	*out = X86{}
-	if handled, err := decodeX86Ext(mem, pc, out); handled { // x86bmi.go
+	if ok, err := decodeX86VEX(mem, pc, out); ok {
+		return err // VEX (AVX/AVX2/FMA/F16C), XGETBV, XSAVE*: x86vex.go
+	}
+	if handled, err := decodeX86Ext(mem, pc, out); handled { // ADCX/ADOX/RDPID: x86bmi.go
 		return err
 	}
 	inst, special, err := decodeX86Inst(mem)

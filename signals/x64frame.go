@@ -21,6 +21,12 @@ type AMD64Context struct {
 	Err, Trapno    uint64
 	CR2            uint64
 	FXSave         [512]byte
+	// XFeatures is the CPU model's XCR0 for the signal frame: 0 without
+	// XSAVE (the 512-byte FXSAVE fpstate), x87|SSE|AVX (7) for the
+	// extended fpstate of x64xstate.go. AVX is then the YMM_Hi128
+	// component: bits 255:128 of ymm0..ymm15, 16 bytes each.
+	XFeatures uint64
+	AVX       [256]byte
 }
 
 // GPR indexes (the ModRM/REX encoding order).
@@ -181,7 +187,12 @@ func BuildAMD64Frame(ctx *AMD64Context, info *SigInfo, blocked SigSet, act SigAc
 		sp = alt.SP + alt.Size
 		entering = true
 	}
-	fpstate := (sp - fxsaveSize) &^ 63
+	xsize := ctx.amd64XSize()
+	mathSize := xsize
+	if ctx.XFeatures != 0 {
+		mathSize += 4 // FP_XSTATE_MAGIC2
+	}
+	fpstate := (sp - mathSize) &^ 63
 	addr := ((fpstate - AMD64FrameSize) &^ 15) - 8
 	if (!entering && rsp < redZone) || fpstate > sp || addr > fpstate {
 		return Frame{}, ErrFrameAddress
@@ -190,10 +201,14 @@ func BuildAMD64Frame(ctx *AMD64Context, info *SigInfo, blocked SigSet, act SigAc
 		return Frame{}, ErrAltStackOverflow
 	}
 
-	b := make([]byte, fpstate+fxsaveSize-addr)
+	b := make([]byte, fpstate+mathSize-addr)
 	le := binary.LittleEndian
 	le.PutUint64(b[0:], act.Restorer)
-	le.PutUint64(b[x64UCFlags:], UC_SIGCONTEXT_SS|UC_STRICT_RESTORE_SS)
+	ucFlags := uint64(UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS)
+	if ctx.XFeatures != 0 {
+		ucFlags |= UC_FP_XSTATE
+	}
+	le.PutUint64(b[x64UCFlags:], ucFlags)
 	le.PutUint64(b[x64UCLink:], 0)
 	alt.marshalTo(b[x64UCStack:])
 	mc := b[x64MC : x64MC+256]
@@ -217,6 +232,17 @@ func BuildAMD64Frame(ctx *AMD64Context, info *SigInfo, blocked SigSet, act SigAc
 	}
 
 	fx := b[fpstate-addr:]
+	if ctx.XFeatures != 0 {
+		ctx.writeXState(fx)
+		return Frame{
+			Addr:       addr,
+			Bytes:      b,
+			InfoAddr:   addr + x64Info,
+			UCAddr:     addr + x64UC,
+			FPState:    fpstate,
+			OnAltStack: nested || entering,
+		}, nil
+	}
 	copy(fx, ctx.FXSave[:])
 	sw := fx[fxSWReservedOff:fxsaveSize]
 	clear(sw)
@@ -267,6 +293,7 @@ func (ctx *AMD64Context) EnterHandler(sig Signal, act SigAction, f Frame) {
 	}
 	ctx.RFLAGS &^= flagDF | flagRF | flagTF
 	ctx.FXSave = AMD64InitFXSave()
+	ctx.AVX = [256]byte{}
 }
 
 // AMD64SigreturnFrame returns where rt_sigreturn finds the frame on
@@ -333,6 +360,7 @@ func ParseAMD64Frame(frame []byte, cur *AMD64Context) (ctx AMD64Context, blocked
 func RestoreAMD64FPState(ctx *AMD64Context, fpstate uint64, fx []byte) error {
 	if fpstate == 0 {
 		ctx.FXSave = AMD64InitFXSave()
+		ctx.AVX = [256]byte{}
 		return nil
 	}
 	var err error
@@ -346,8 +374,12 @@ func RestoreAMD64FPState(ctx *AMD64Context, fpstate uint64, fx []byte) error {
 			err = fmt.Errorf("%w: fpstate MXCSR %#x has reserved bits", ErrBadFrame, mxcsr)
 		}
 	}
+	if err == nil {
+		err = ctx.restoreXState(fx)
+	}
 	if err != nil {
 		ctx.FXSave = AMD64InitFXSave()
+		ctx.AVX = [256]byte{}
 		return err
 	}
 	mask := ctx.FXSave[28:32]

@@ -90,6 +90,10 @@ type Options struct {
 	// Machine, with Deterministic, turns on the timing model (timing.go):
 	// every thread runs on a virtual CPU of this machine.
 	Machine *timing.Machine
+	// CPUModel is the x86-64 CPU model: "x86-64-v2" (default) or
+	// "x86-64-v3" (AVX, AVX2, FMA, F16C, XSAVE; the signal frame then
+	// carries the XSAVE image). See amd64.(*CPU).SetCPUModel.
+	CPUModel string
 	// Redecode makes the interpreters decode every instruction afresh
 	// before executing it (differential testing of the predecoded
 	// instruction caches).
@@ -367,6 +371,9 @@ func (k *Kernel) load(path string, argv []string) (*Task, error) {
 		a = &arm64ABI
 	case vm.ArchAMD64:
 		c := amd64.NewCPU(mm)
+		if !c.SetCPUModel(k.opts.CPUModel) {
+			return nil, fmt.Errorf("unknown x86-64 CPU model %q", k.opts.CPUModel)
+		}
 		cpu = c
 		spec.Platform = "x86_64"
 		spec.HWCap, spec.HWCap2 = amd64.HWCAP(), amd64.HWCAP2()

@@ -627,7 +627,9 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 		spec.Platform, spec.HWCap, spec.HWCap2, spec.MinSigStk = "aarch64", arm64.HWCAP, arm64.HWCAP2, 5120
 		a = &arm64ABI
 	case vm.ArchAMD64:
-		cpu = amd64.NewCPU(mm)
+		c := amd64.NewCPU(mm)
+		c.SetCPUModel(k.opts.CPUModel) // checked when the kernel started
+		cpu = c
 		spec.Platform, spec.HWCap, spec.HWCap2 = "x86_64", amd64.HWCAP(), amd64.HWCAP2()
 		a = &amd64ABI
 	}

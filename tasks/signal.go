@@ -447,6 +447,14 @@ func (t *Task) sysRtSigreturn() {
 			fx := make([]byte, 512)
 			if mm.ReadAt(fx, fpstate) != nil {
 				perr = signals.ErrBadFrame
+			} else if n := signals.AMD64XStateExtra(&ctx, fx); n > 0 {
+				// The XSAVE image of the x86-64-v3 model (AVX state).
+				fx = append(fx, make([]byte, n)...)
+				if mm.ReadAt(fx[512:], fpstate+512) != nil {
+					perr = signals.ErrBadFrame
+				} else {
+					perr = signals.RestoreAMD64FPState(&ctx, fpstate, fx)
+				}
 			} else {
 				perr = signals.RestoreAMD64FPState(&ctx, fpstate, fx)
 			}
@@ -502,6 +510,13 @@ func amd64Context(c *amd64.CPU) signals.AMD64Context {
 		le.PutUint64(fx[160+16*i:], r.XMM[i][0])
 		le.PutUint64(fx[160+16*i+8:], r.XMM[i][1])
 	}
+	if c.AVX() {
+		ctx.XFeatures = amd64.XCR0
+		for i := 0; i < 16; i++ {
+			le.PutUint64(ctx.AVX[16*i:], r.YMMH[i][0])
+			le.PutUint64(ctx.AVX[16*i+8:], r.YMMH[i][1])
+		}
+	}
 	return ctx
 }
 
@@ -521,6 +536,7 @@ func setAMD64Context(c *amd64.CPU, ctx *signals.AMD64Context) {
 	for i := 0; i < 16; i++ {
 		r.XMM[i][0] = le.Uint64(fx[160+16*i:])
 		r.XMM[i][1] = le.Uint64(fx[160+16*i+8:])
+		r.YMMH[i] = [2]uint64{le.Uint64(ctx.AVX[16*i:]), le.Uint64(ctx.AVX[16*i+8:])}
 	}
 	c.SetRegs(&r)
 }

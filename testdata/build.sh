@@ -68,6 +68,14 @@ build_bin() {
 		# vdsoclock also linked dynamically: ld.so's setup_vdso path
 		# (cmd/uvm's TestVDSOClockC; needs the arch's libraries).
 		$cc $CFLAGS -o "bin/$arch/vdsoclock-dyn" src/vdsoclock.c
+		if [[ $arch == amd64 ]]; then
+			# x86-64-v3 programs (src/amd64/, not in MANIFEST: run with
+			# uvm --cpu x86-64-v3 by cmd/uvm's TestAVXGuest).
+			for src in src/amd64/*.c; do
+				$cc -static -O3 -g0 -Wall -march=x86-64-v3 \
+					-include unistd.h -o "bin/amd64/$(basename "$src" .c)" "$src"
+			done
+		fi
 		echo "built bin/$arch: $(ls "bin/$arch" | wc -l) programs"
 	done
 	build_isa

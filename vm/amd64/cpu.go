@@ -64,6 +64,9 @@ type CPU struct {
 	// trapStep is set during StepTrap (trapstep.go): a REP string
 	// instruction runs one iteration, as under the trap flag.
 	trapStep bool
+	// avx: the x86-64-v3 CPU model (AVX/AVX2/FMA/F16C/XSAVE enabled in
+	// CPUID and the interpreter; avx_xsave.go). Set before the CPU runs.
+	avx bool
 }
 
 const pcacheSize = 32
@@ -167,6 +170,7 @@ func (c *CPU) Clone(mm *vm.MM) vm.CPU {
 	n.mm = mm
 	n.tlb = vm.NewTLB(mm)
 	n.code = x86Cache(mm)
+	n.avx = c.avx
 	c.cmClone(n)
 	return n
 }

@@ -554,7 +554,7 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 			pc = next
 			goto done
 		case decode.X86Cpuid:
-			a, b, cc, d := cpuid(uint32(g[0]), uint32(g[1]))
+			a, b, cc, d := c.cpuidModel(uint32(g[0]), uint32(g[1]))
 			g[0], g[3], g[1], g[2] = uint64(a), uint64(b), uint64(cc), uint64(d)
 		case decode.X86Rdtsc, decode.X86Rdtscp:
 			t := c.retired + n

@@ -13,7 +13,11 @@ type Regs struct {
 	FSBase uint64
 	GSBase uint64
 	// XMM holds xmm0..xmm15, XMM[i][0] = low 64 bits.
-	XMM   [16][2]uint64
+	XMM [16][2]uint64
+	// YMMH holds the upper halves of ymm0..ymm15 (bits 255:128,
+	// YMMH[i][0] = bits 191:128). Legacy SSE instructions leave them
+	// alone; VEX-encoded instructions write them (VEX.128 zeroes them).
+	YMMH  [16][2]uint64
 	MXCSR uint32
 	// x87 state (fxsave layout fields).
 	FCW, FSW uint16

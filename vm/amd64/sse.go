@@ -217,6 +217,8 @@ func (c *CPU) execSSE(in *decode.X86, pc uint64) sseResult {
 	_ = pc
 	op := in.Op
 	switch {
+	case op >= decode.X86AVXBase:
+		return c.execAVX(in) // avx.go
 	case op >= decode.SSEEmms: // EMMS and the MMX ops (mmx.go)
 		return c.execMMX(in)
 	case op >= decode.X87Fld:

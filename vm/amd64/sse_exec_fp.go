@@ -62,7 +62,6 @@ func (c *CPU) execSSEFP(in *decode.X86) sseResult {
 		return res
 	}
 	a := r.XMM[a0.Reg&15]
-	d := a
 	imm := in.Imm
 
 	switch op {
@@ -82,6 +81,87 @@ func (c *CPU) execSSEFP(in *decode.X86) sseResult {
 		return sseOK
 	}
 
+	d, ok := r.sseFPOp(op, a, s, imm)
+	if !ok {
+		return sseUndefined
+	}
+	if unmaskedFPE(old, r.MXCSR) {
+		return sseFPE
+	}
+	r.XMM[a0.Reg&15] = d
+	return sseOK
+}
+
+// unmaskedFPE reports whether the flags newly raised between old and now
+// include one that MXCSR leaves unmasked.
+func unmaskedFPE(old, now uint32) bool {
+	raised := now &^ old & fpAll
+	return raised != 0 && raised&^(now>>mxMaskSh) != 0
+}
+
+// fopOf maps an arithmetic op to its fop number.
+func fopOf(op decode.X86Op) int {
+	switch op {
+	case decode.SSEAddps, decode.SSEAddpd, decode.SSEAddss, decode.SSEAddsd:
+		return fopAdd
+	case decode.SSESubps, decode.SSESubpd, decode.SSESubss, decode.SSESubsd:
+		return fopSub
+	case decode.SSEMulps, decode.SSEMulpd, decode.SSEMulss, decode.SSEMulsd:
+		return fopMul
+	case decode.SSEDivps, decode.SSEDivpd, decode.SSEDivss, decode.SSEDivsd:
+		return fopDiv
+	case decode.SSEMinps, decode.SSEMinpd, decode.SSEMinss, decode.SSEMinsd:
+		return fopMin
+	case decode.SSEMaxps, decode.SSEMaxpd, decode.SSEMaxss, decode.SSEMaxsd:
+		return fopMax
+	}
+	return fopSqrt
+}
+
+// rcp32 computes RCPPS/RSQRTPS for one single. The hardware result is an
+// implementation-specific approximation with relative error at most
+// 1.5×2^-12; uvm returns the correctly rounded reciprocal (square root),
+// which is within that bound but not bit-identical to any particular CPU.
+// Like the hardware it raises no exceptions, reads denormals as zero and
+// flushes results that would be denormal.
+func rcp32(x uint32, rsqrt bool) uint32 {
+	sign := x & (1 << 31)
+	e := (x >> 23) & 0xFF
+	switch {
+	case e == 0xFF && x&(1<<23-1) != 0: // NaN
+		return x | 1<<22
+	case e == 0: // ±0 or denormal read as zero
+		return sign | 0x7F800000
+	case e == 0xFF: // ±inf
+		if rsqrt && sign != 0 {
+			return 0xFFC00000
+		}
+		return sign
+	case rsqrt && sign != 0:
+		return 0xFFC00000
+	}
+	f := float64(math.Float32frombits(x))
+	var z float32
+	if rsqrt {
+		z = float32(1 / math.Sqrt(f))
+	} else {
+		z = float32(1 / f)
+	}
+	b := math.Float32bits(z)
+	if (b>>23)&0xFF == 0 {
+		return b & (1 << 31)
+	}
+	return b
+}
+
+// sseFPOp computes the packed and scalar floating-point arithmetic,
+// compare, conversion, rounding and dot-product ops on one 128-bit lane:
+// the result of op(a, s, imm) where a is the first (destination) operand;
+// elements the op does not write keep a's value. Exception flags go to
+// MXCSR; the caller checks for unmasked ones. ok is false for other ops.
+// The AVX lanes (avx.go) use it too.
+func (r *Regs) sseFPOp(op decode.X86Op, a, s vec, imm int64) (d vec, ok bool) {
+	d = a
 	switch op {
 	case decode.SSEAddps, decode.SSESubps, decode.SSEMulps, decode.SSEDivps, decode.SSEMinps, decode.SSEMaxps, decode.SSESqrtps:
 		k := fopOf(op)
@@ -208,73 +288,7 @@ func (c *CPU) execSSEFP(in *decode.X86) sseResult {
 			}
 		}
 	default:
-		return sseUndefined
+		return d, false
 	}
-	if unmaskedFPE(old, r.MXCSR) {
-		return sseFPE
-	}
-	r.XMM[a0.Reg&15] = d
-	return sseOK
-}
-
-// unmaskedFPE reports whether the flags newly raised between old and now
-// include one that MXCSR leaves unmasked.
-func unmaskedFPE(old, now uint32) bool {
-	raised := now &^ old & fpAll
-	return raised != 0 && raised&^(now>>mxMaskSh) != 0
-}
-
-// fopOf maps an arithmetic op to its fop number.
-func fopOf(op decode.X86Op) int {
-	switch op {
-	case decode.SSEAddps, decode.SSEAddpd, decode.SSEAddss, decode.SSEAddsd:
-		return fopAdd
-	case decode.SSESubps, decode.SSESubpd, decode.SSESubss, decode.SSESubsd:
-		return fopSub
-	case decode.SSEMulps, decode.SSEMulpd, decode.SSEMulss, decode.SSEMulsd:
-		return fopMul
-	case decode.SSEDivps, decode.SSEDivpd, decode.SSEDivss, decode.SSEDivsd:
-		return fopDiv
-	case decode.SSEMinps, decode.SSEMinpd, decode.SSEMinss, decode.SSEMinsd:
-		return fopMin
-	case decode.SSEMaxps, decode.SSEMaxpd, decode.SSEMaxss, decode.SSEMaxsd:
-		return fopMax
-	}
-	return fopSqrt
-}
-
-// rcp32 computes RCPPS/RSQRTPS for one single. The hardware result is an
-// implementation-specific approximation with relative error at most
-// 1.5×2^-12; uvm returns the correctly rounded reciprocal (square root),
-// which is within that bound but not bit-identical to any particular CPU.
-// Like the hardware it raises no exceptions, reads denormals as zero and
-// flushes results that would be denormal.
-func rcp32(x uint32, rsqrt bool) uint32 {
-	sign := x & (1 << 31)
-	e := (x >> 23) & 0xFF
-	switch {
-	case e == 0xFF && x&(1<<23-1) != 0: // NaN
-		return x | 1<<22
-	case e == 0: // ±0 or denormal read as zero
-		return sign | 0x7F800000
-	case e == 0xFF: // ±inf
-		if rsqrt && sign != 0 {
-			return 0xFFC00000
-		}
-		return sign
-	case rsqrt && sign != 0:
-		return 0xFFC00000
-	}
-	f := float64(math.Float32frombits(x))
-	var z float32
-	if rsqrt {
-		z = float32(1 / math.Sqrt(f))
-	} else {
-		z = float32(1 / f)
-	}
-	b := math.Float32bits(z)
-	if (b>>23)&0xFF == 0 {
-		return b & (1 << 31)
-	}
-	return b
+	return d, true
 }
