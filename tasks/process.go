@@ -101,6 +101,9 @@ func (t *Task) forkProcess(flags, stack, ptid, tls, ctid uint64) uint64 {
 				return &uAddrSpace{mm: mm, k: k}, nil
 			})
 			if err != nil {
+				if mm != tg.mm {
+					mm.Release() // its pages stay only the parent's
+				}
 				return errRet(ENOMEM)
 			}
 		} else {
@@ -655,6 +658,10 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 			o.killed.Store(true)
 			o.cpu.Interrupt()
 			o.interruptWait()
+			if o.execMM == nil {
+				o.execMM = tg.mm // released by the last of them
+				tg.mm.AddUser()
+			}
 		}
 	}
 	tg.mu.Unlock()
@@ -692,7 +699,9 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 			oldUMM.Release()
 		}
 	}
-	oldMM.DropUser(false)
+	// The old space is released (its copy-on-write pages go back to
+	// their other owners) once the threads killed above are gone too.
+	oldMM.DropUser(true)
 	tg.attachUprobes(img)
 	if tg.umm != nil {
 		if t.utask == nil {
