@@ -157,6 +157,7 @@ func (t *Task) forkProcess(flags, stack, ptid, tls, ctid uint64) uint64 {
 	k.mu.Unlock()
 
 	nt := child.newTask(cpu, child.pid)
+	nt.inheritCreds(t)
 	nt.blocked = t.blocked
 	nt.alt = t.alt
 	nt.comm = t.comm
@@ -692,6 +693,7 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 	t.alt = signals.DisabledStack
 	t.clearChildTID = 0
 	t.setupClock()
+	t.execCreds()
 	if oldUMM != nil {
 		shared := tg.proc.vforkDone != nil
 		tg.umm = nil

@@ -147,6 +147,9 @@ type Task struct {
 
 	// killed is set by exit_group from another thread.
 	killed atomic.Bool
+	// credp is the thread's credentials (creds.go; nil until first
+	// used: the kernel's initial identity). Replaced, never changed.
+	credp atomic.Pointer[cred]
 	// execMM is the address space a thread killed by another thread's
 	// execve still runs on; the thread holds one of its users and drops
 	// it on exit, so the last of them releases it (protected by tg.mu).
