@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -327,4 +328,41 @@ func TestCopyOnWriteConcurrentBreaks(t *testing.T) {
 		parent.Release()
 		child.Release()
 	}
+}
+
+// A CPU holding SplitLock copies a copy-on-write page (its shootdown
+// waits for the other CPUs) while another CPU of the process waits for
+// SplitLock: the waiter counts as outside guest execution, so neither
+// waits for the other forever.
+func TestCopyOnWriteUnderSplitLock(t *testing.T) {
+	parent, _ := cowPair(t, 1, nil)
+	a, b := NewTLB(parent), NewTLB(parent)
+	a.Enter()
+	SplitLock.Lock()
+	done := make(chan struct{})
+	var waiting atomic.Bool
+	go func() {
+		b.Enter()
+		waiting.Store(true)
+		b.LockSplit()
+		SplitLock.Unlock()
+		b.Leave()
+		close(done)
+	}()
+	// Wait until b has left guest execution for the lock wait (or give
+	// up after a while: then the store below must not hang either).
+	for deadline := time.Now().Add(2 * time.Second); !waiting.Load() || b.active.Load() != 0 && time.Now().Before(deadline); {
+		runtime.Gosched()
+	}
+	stored := make(chan bool)
+	go func() { stored <- a.Store8(cowBase, 'a') }()
+	select {
+	case ok := <-stored:
+		require.True(t, ok)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the copy's shootdown waits for a CPU blocked on SplitLock")
+	}
+	SplitLock.Unlock()
+	a.Leave()
+	<-done
 }

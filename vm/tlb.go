@@ -150,6 +150,25 @@ func (t *TLB) adopt(g uint64) {
 	t.Sync()
 }
 
+// LockSplit takes SplitLock for the CPU that owns t. While it waits, the
+// CPU counts as outside guest execution for shootdowns (the holder may
+// be waiting for one: its store under the lock can copy a copy-on-write
+// page) and it resyncs once it holds the lock, so the wait cannot
+// deadlock.
+func (t *TLB) LockSplit() {
+	if SplitLock.TryLock() {
+		return
+	}
+	in := t.inRun
+	if in {
+		t.Leave()
+	}
+	SplitLock.Lock()
+	if in {
+		t.Enter()
+	}
+}
+
 // addTLB registers t for shootdowns, pruning collected TLBs now and then.
 func (m *MM) addTLB(t *TLB) {
 	m.tlbMu.Lock()
