@@ -4,7 +4,7 @@ package tasks
 // and pivot_root answer as Linux answers an unprivileged user (no
 // CAP_SYS_ADMIN, unprivileged user namespaces disabled), after the same
 // argument checks, whatever the guest's credentials. Each refusal is
-// reported once on stderr and counted in --stats. unshare of what a
+// counted in --stats. unshare of what a
 // process here never shares (CLONE_FS, CLONE_SYSVSEM, and CLONE_THREAD,
 // CLONE_SIGHAND, CLONE_VM where Linux allows them) works as in Linux.
 
@@ -30,12 +30,12 @@ func init() {
 	registerSyscall("pivot_root", func(t *Task, a [6]uint64) uint64 { return t.notPermitted("pivot_root") })
 }
 
-// notPermitted is the loud EPERM of an operation that needs privileges
-// uvm never grants.
+// notPermitted is the EPERM of an operation that needs privileges uvm
+// never grants, counted in --stats. It is what Linux answers an
+// unprivileged user, so it is not reported on stderr (a program's
+// stderr stays the same as on Linux).
 func (t *Task) notPermitted(what string) uint64 {
-	if k := t.tg.k; k.noteUnimplemented(what + " (EPERM: namespaces and mounts are not modelled)") {
-		k.logf("%s: namespaces and mounts are not modelled; EPERM, as for an unprivileged user", what)
-	}
+	t.tg.k.noteUnimplemented(what + " (EPERM: namespaces and mounts are not modelled)")
 	return errRet(EPERM)
 }
 

@@ -128,9 +128,13 @@ static int unprivileged(const char *dir)
 	char w[4096], f[4200], l[4200], n[4200];
 	snprintf(w, sizeof w, "%s/w", dir);
 	if (geteuid() == 0) {
-		/* become the ordinary user, with a directory of its own */
-		chmod(dir, 0755);
-		mkdir(w, 0755);
+		/* become the ordinary user, with a directory of its own where
+		 * it can reach it (DIR's parents may be root's, mode 0700) */
+		snprintf(w, sizeof w, "/tmp/creds-XXXXXX");
+		if (!mkdtemp(w) || chmod(w, 0755) != 0) {
+			perror("mkdtemp");
+			return 1;
+		}
 		if (chown(w, 1000, 1000) != 0)
 			perror("chown");
 		gid_t g = 1000;
@@ -235,6 +239,12 @@ static int unprivileged(const char *dir)
 	SHOW("mknod in a missing directory", mknod("/nonexistent-uvm-dir/x", S_IFIFO | 0600, 0));
 	namespaces();
 	ids("end");
+	const char *made[] = {"f", "l", "fifo", "reg"};
+	for (int i = 0; i < 4; i++) {
+		snprintf(n, sizeof n, "%s/%s", w, made[i]);
+		unlink(n);
+	}
+	rmdir(w);
 	return 0;
 }
 
