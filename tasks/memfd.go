@@ -131,7 +131,7 @@ func (m *memfdFile) write(t *Task, f *openFile, b []byte, off int64) (uint64, Er
 		return 0, e
 	}
 	b = b[:min(n, uint64(memfdMaxFileSize-pos))]
-	m.obj.WriteAt(b, uint64(pos), vm.ProtRead|vm.ProtWrite)
+	m.obj.WriteAt(b, uint64(pos))
 	m.size = max(m.size, pos+int64(len(b)))
 	if off < 0 {
 		m.pos = pos + int64(len(b))
@@ -306,7 +306,7 @@ func (b memfdBacking) ReadAt(p []byte, off int64) (int, error) {
 }
 
 func (b memfdBacking) WriteAt(p []byte, off int64) (int, error) {
-	b.m.obj.WriteAt(p, uint64(off), vm.ProtRead|vm.ProtWrite)
+	b.m.obj.WriteAt(p, uint64(off))
 	return len(p), nil
 }
 

@@ -101,6 +101,9 @@ func (t *Task) forkProcess(flags, stack, ptid, tls, ctid uint64) uint64 {
 				return &uAddrSpace{mm: mm, k: k}, nil
 			})
 			if err != nil {
+				if mm != tg.mm {
+					mm.Release() // its pages stay only the parent's
+				}
 				return errRet(ENOMEM)
 			}
 		} else {
@@ -154,6 +157,7 @@ func (t *Task) forkProcess(flags, stack, ptid, tls, ctid uint64) uint64 {
 	k.mu.Unlock()
 
 	nt := child.newTask(cpu, child.pid)
+	nt.inheritCreds(t)
 	nt.blocked = t.blocked
 	nt.alt = t.alt
 	nt.comm = t.comm
@@ -657,6 +661,10 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 			o.killed.Store(true)
 			o.cpu.Interrupt()
 			o.interruptWait()
+			if o.execMM == nil {
+				o.execMM = tg.mm // released by the last of them
+				tg.mm.AddUser()
+			}
 		}
 	}
 	tg.mu.Unlock()
@@ -688,6 +696,7 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 	t.clearChildTID = 0
 	t.setupClock()
 	t.setupArchCPU()
+	t.execCreds()
 	if oldUMM != nil {
 		shared := tg.proc.vforkDone != nil
 		tg.umm = nil
@@ -695,7 +704,9 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 			oldUMM.Release()
 		}
 	}
-	oldMM.DropUser(false)
+	// The old space is released (its copy-on-write pages go back to
+	// their other owners) once the threads killed above are gone too.
+	oldMM.DropUser(true)
 	tg.attachUprobes(img)
 	if tg.umm != nil {
 		if t.utask == nil {

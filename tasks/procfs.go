@@ -62,12 +62,12 @@ func (t *Task) procStatus() []byte {
 	tg.mu.Lock()
 	threads, umask := len(tg.tasks), tg.umask
 	tg.mu.Unlock()
-	k := tg.k
 	var b strings.Builder
 	fmt.Fprintf(&b, "Name:\t%s\nUmask:\t%04o\nState:\tR (running)\nTgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t%d\nTracerPid:\t0\n",
 		name, umask, tg.pid, t.tid, tg.ppid())
+	c := t.creds()
 	fmt.Fprintf(&b, "Uid:\t%d\t%d\t%d\t%d\nGid:\t%d\t%d\t%d\t%d\nFDSize:\t%d\n",
-		k.uid(), k.uid(), k.uid(), k.uid(), k.gid(), k.gid(), k.gid(), k.gid(), tg.fds.max())
+		c.uid, c.euid, c.suid, c.fsuid, c.gid, c.egid, c.sgid, c.fsgid, tg.fds.max())
 	rss := tg.mm.RSS() * vm.PageSize >> 10
 	fmt.Fprintf(&b, "VmSize:\t%8d kB\nVmRSS:\t%8d kB\nThreads:\t%d\n", tg.mm.TotalVM()>>10, rss, threads)
 	tg.sighand.Siglock.Lock()

@@ -100,7 +100,7 @@ func (t *Task) sysPrlimit(pid, res, newAddr, oldAddr uint64) uint64 {
 	if newAddr != 0 {
 		// Raising a hard limit needs CAP_SYS_RESOURCE; uvm's own caps
 		// (--max-open-files …) bind even root.
-		if nl.max > old.max && (t.tg.k.uid() != 0 || res == rlimitNofile && nl.max > t.tg.k.nofileCap()) {
+		if nl.max > old.max && (!t.creds().capable(capSysResource) || res == rlimitNofile && nl.max > t.tg.k.nofileCap()) {
 			tg.mu.Unlock()
 			return errRet(EPERM)
 		}

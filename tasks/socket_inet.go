@@ -240,7 +240,7 @@ func (s *sock) inetBind(t *Task, raw []byte) Errno {
 	if a.port == 0 {
 		return s.inetAutobindLocked(a)
 	}
-	if a.port < 1024 && t.tg.k.uid() != 0 {
+	if a.port < 1024 && !t.creds().capable(capNetBindService) {
 		return EACCES
 	}
 	if s.bindConflictLocked(a) {

@@ -77,6 +77,7 @@ func (k *Kernel) virtualize(st *hostStat, guestPath string) {
 	}
 	st.ino = pathInode(guestPath)
 	st.dev = 0x801
+	st.uid, st.gid = k.guestUID(st.uid), k.guestGID(st.gid)
 	st.atime, st.mtime, st.ctime = DetEpoch, DetEpoch, DetEpoch
 	st.blksize = 4096
 	st.blocks = (st.size + 4095) / 4096 * 8

@@ -218,9 +218,11 @@ func (t *Task) dispatch(no sysno) (ret uint64, done bool) {
 	case sysReadlinkat:
 		return t.sysReadlinkat(int32(a0), a1, a2, a3), true
 	case sysAccess:
-		return t.sysFaccessat(atFDCWD, a0, a1), true
-	case sysFaccessat, sysFaccessat2:
-		return t.sysFaccessat(int32(a0), a1, a2), true
+		return t.sysFaccessat2(atFDCWD, a0, a1, 0), true
+	case sysFaccessat:
+		return t.sysFaccessat2(int32(a0), a1, a2, 0), true
+	case sysFaccessat2:
+		return t.sysFaccessat2(int32(a0), a1, a2, a3), true
 	case sysFcntl:
 		return t.sysFcntlSeals(int32(a0), a1, a2), true
 	case sysIoctl:
@@ -297,9 +299,9 @@ func (t *Task) dispatch(no sysno) (ret uint64, done bool) {
 	case sysFchmod:
 		return t.sysFchmod(int32(a0), a1), true
 	case sysChmod:
-		return t.sysFchmodat(atFDCWD, a0, a1), true
+		return t.sysFchmodat2(atFDCWD, a0, uint32(a1), 0), true
 	case sysFchmodat:
-		return t.sysFchmodat(int32(a0), a1, a2), true
+		return t.sysFchmodat2(int32(a0), a1, uint32(a2), 0), true
 	case sysUmask:
 		t.tg.mu.Lock()
 		old := t.tg.umask
@@ -351,16 +353,22 @@ func (t *Task) dispatch(no sysno) (ret uint64, done bool) {
 		return uint64(t.tid), true
 	case sysGetppid:
 		return uint64(t.tg.ppid()), true
-	case sysGetuid, sysGeteuid:
-		return uint64(t.tg.k.uid()), true
-	case sysGetgid, sysGetegid:
-		return uint64(t.tg.k.gid()), true
+	case sysGetuid:
+		return uint64(t.creds().uid), true
+	case sysGeteuid:
+		return uint64(t.creds().euid), true
+	case sysGetgid:
+		return uint64(t.creds().gid), true
+	case sysGetegid:
+		return uint64(t.creds().egid), true
 	case sysGetresuid:
-		return t.putIDs3(a0, a1, a2, t.tg.k.uid()), true
+		c := t.creds()
+		return t.sysGetresid(a0, a1, a2, c.uid, c.euid, c.suid), true
 	case sysGetresgid:
-		return t.putIDs3(a0, a1, a2, t.tg.k.gid()), true
+		c := t.creds()
+		return t.sysGetresid(a0, a1, a2, c.gid, c.egid, c.sgid), true
 	case sysGetgroups:
-		return 0, true
+		return t.sysGetgroups(int32(a0), a1), true
 	case sysGetpgid, sysGetsid:
 		pgid, sid, e := t.procIDs(int32(a0))
 		if e != 0 {
@@ -531,15 +539,6 @@ func (t *Task) getU64(addr uint64) (uint64, Errno) {
 		return 0, EFAULT
 	}
 	return binary.LittleEndian.Uint64(b[:]), 0
-}
-
-func (t *Task) putIDs3(a, b, c uint64, id uint32) uint64 {
-	for _, p := range []uint64{a, b, c} {
-		if e := t.putU32(p, id); e != 0 {
-			return errRet(e)
-		}
-	}
-	return 0
 }
 
 // readBuf copies guest memory into a new slice (EFAULT on failure).

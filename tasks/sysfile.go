@@ -644,30 +644,6 @@ func (t *Task) sysReadlinkat(dirfd int32, pathAddr, buf, n uint64) uint64 {
 	return uint64(len(b))
 }
 
-func (t *Task) sysFaccessat(dirfd int32, pathAddr, mode uint64) uint64 {
-	g, _, e := t.resolve(dirfd, pathAddr)
-	if e != 0 {
-		return errRet(e)
-	}
-	fsys, name := t.lookup(g)
-	fi, err := fsys.stat(name)
-	if err != nil {
-		return errRet(errnoOf(err))
-	}
-	perm := uint64(fi.Mode().Perm())
-	if t.tg.k.uid() == 0 {
-		// root: R and W always, X if any x bit is set (or a directory).
-		if mode&1 != 0 && perm&0o111 == 0 && !fi.IsDir() {
-			return errRet(EACCES)
-		}
-		return 0
-	}
-	if mode&4 != 0 && perm&0o444 == 0 || mode&2 != 0 && perm&0o222 == 0 || mode&1 != 0 && perm&0o111 == 0 {
-		return errRet(EACCES)
-	}
-	return 0
-}
-
 // fcntl commands.
 const (
 	fDUPFD         = 0
@@ -927,15 +903,6 @@ func (t *Task) sysFchmod(fd int32, mode uint64) uint64 {
 		return errRet(EBADF)
 	}
 	return errOr0(errnoOf(h.Chmod(fs.FileMode(mode & 0o777))))
-}
-
-func (t *Task) sysFchmodat(dirfd int32, pathAddr, mode uint64) uint64 {
-	g, _, e := t.resolve(dirfd, pathAddr)
-	if e != 0 {
-		return errRet(e)
-	}
-	fsys, name := t.lookup(g)
-	return errOr0(errnoOf(fsys.chmod(name, fs.FileMode(mode&0o777))))
 }
 
 func (t *Task) sysCloseRange(first, last uint32, flags uint64) uint64 {

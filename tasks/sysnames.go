@@ -76,7 +76,7 @@ var amd64SysNames = map[uint64]string{
 	437: "openat2", 438: "pidfd_getfd", 439: "faccessat2", 440: "process_madvise", 441: "epoll_pwait2",
 	442: "mount_setattr", 443: "quotactl_fd", 444: "landlock_create_ruleset", 445: "landlock_add_rule",
 	446: "landlock_restrict_self", 447: "memfd_secret", 448: "process_mrelease", 449: "futex_waitv",
-	450: "set_mempolicy_home_node",
+	450: "set_mempolicy_home_node", 452: "fchmodat2",
 }
 
 var arm64SysNames = map[uint64]string{
@@ -147,5 +147,5 @@ var arm64SysNames = map[uint64]string{
 	439: "faccessat2", 440: "process_madvise", 441: "epoll_pwait2", 442: "mount_setattr",
 	443: "quotactl_fd", 444: "landlock_create_ruleset", 445: "landlock_add_rule",
 	446: "landlock_restrict_self", 447: "memfd_secret", 448: "process_mrelease", 449: "futex_waitv",
-	450: "set_mempolicy_home_node",
+	450: "set_mempolicy_home_node", 452: "fchmodat2",
 }

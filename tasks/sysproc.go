@@ -5,15 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/uvm-emu/uvm/vm"
 )
 
-func (k *Kernel) uid() uint32 { return uint32(os.Getuid()) }
-func (k *Kernel) gid() uint32 { return uint32(os.Getgid()) }
+// uid and gid are the kernel's initial identity (creds.go), for what has
+// no calling thread.
+func (k *Kernel) uid() uint32 { return k.initialCred().uid }
+func (k *Kernel) gid() uint32 { return k.initialCred().gid }
 
 // ppid is the parent's pid. The first process's parent is outside uvm; it
 // reads as the pid just below the first guest pid (1000).
@@ -317,6 +318,7 @@ func (t *Task) sysClone(flags, stack, ptid, tls, ctid uint64) uint64 {
 		}
 	}
 	nt := tg.newTask(cpu, tid)
+	nt.inheritCreds(t)
 	nt.blocked = t.blocked
 	tg.mu.Lock()
 	nt.comm = t.comm
@@ -635,11 +637,6 @@ func (t *Task) sysPrctl(op, arg uint64) uint64 {
 		return 0
 	case prGetSeccomp:
 		return 0
-	case prCapbsetRead:
-		if arg > prCapLastCap {
-			return errRet(EINVAL)
-		}
-		return 1
 	case prSetTimerslack:
 		tg.mu.Lock()
 		tg.pr.timerSlack = arg
@@ -670,6 +667,9 @@ func (t *Task) sysPrctl(op, arg uint64) uint64 {
 		return 0
 	case prSetVMA:
 		return t.prSetVMA(arg, t.arg(2), t.arg(3), t.arg(4))
+	}
+	if r, ok := t.prctlCreds(op, arg); ok {
+		return r
 	}
 	name := fmt.Sprintf("prctl option %d", op)
 	if tg.k.noteUnimplemented(name) {

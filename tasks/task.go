@@ -151,6 +151,13 @@ type Task struct {
 
 	// killed is set by exit_group from another thread.
 	killed atomic.Bool
+	// credp is the thread's credentials (creds.go; nil until first
+	// used: the kernel's initial identity). Replaced, never changed.
+	credp atomic.Pointer[cred]
+	// execMM is the address space a thread killed by another thread's
+	// execve still runs on; the thread holds one of its users and drops
+	// it on exit, so the last of them releases it (protected by tg.mu).
+	execMM *vm.MM
 
 	// baton is the deterministic scheduler's run permission (buffered 1).
 	baton chan struct{}
@@ -575,7 +582,11 @@ func (t *Task) exited() {
 	}
 	last := len(tg.tasks) == 0
 	st := tg.status
+	execMM := t.execMM
 	tg.mu.Unlock()
+	if execMM != nil {
+		execMM.DropUser(true)
+	}
 	tg.k.event("%d exit retired=%d", t.tid, t.cpu.Retired())
 	if last {
 		tg.k.event("%d process exit code=%d signal=%d", tg.pid, st.Code, st.Signal)

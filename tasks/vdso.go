@@ -103,7 +103,7 @@ func (k *Kernel) initVDSO() {
 		s.data.RealBase = uint64(k.start.UnixNano())
 	}
 	s.realBase.Store(int64(s.data.RealBase))
-	s.vvar.WriteAt(s.data.Encode(), 0, vm.ProtRead)
+	s.vvar.WriteAt(s.data.Encode(), 0)
 	k.vdso = s
 }
 
@@ -176,11 +176,11 @@ func (k *Kernel) refreshVvar() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.data.Seq++ // odd: update in progress
-	s.vvar.WriteAt(s.data.Encode()[:4], vdso.VvarSeq, vm.ProtRead)
+	s.vvar.WriteAt(s.data.Encode()[:4], vdso.VvarSeq)
 	s.data.RealBase = uint64(base)
-	s.vvar.WriteAt(s.data.Encode()[4:], 4, vm.ProtRead)
+	s.vvar.WriteAt(s.data.Encode()[4:], 4)
 	s.data.Seq++
-	s.vvar.WriteAt(s.data.Encode()[:4], vdso.VvarSeq, vm.ProtRead)
+	s.vvar.WriteAt(s.data.Encode()[:4], vdso.VvarSeq)
 	s.realBase.Store(base)
 }
 

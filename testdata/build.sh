@@ -38,6 +38,10 @@ declare -A AMD64_ONLY=(
 	[x86_mmx]="-O2 -mssse3 -g0 -Wall"
 	[x86_vsyscall]="-O2 -g0 -Wall"
 )
+# Programs whose arm64 run under qemu-user is no oracle (check skips it):
+# creds calls fchmodat2, which qemu 7.2 does not know (ENOSYS); the
+# native amd64 run is its oracle.
+QEMU_SKIP="creds"
 ARCHES="amd64 arm64"
 
 build_bin() {
@@ -218,6 +222,10 @@ check() {
 		# shellcheck disable=SC2086 # word splitting of the arguments is intended
 		set -- $rest
 		for arch in $ARCHES; do
+			if [[ $arch == arm64 && " $QEMU_SKIP " == *" $name "* ]]; then
+				echo "skip $name ($arch): qemu-user is no oracle for it"
+				continue
+			fi
 			out=$work/$name.$arch.out
 			rc=$(run "$arch" bin "$work/go" "$out" "$name" "$@")
 			want_rc=0

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"weak"
 )
 
 // Guest page geometry. uvm models 4 KiB pages on both architectures, as the
@@ -106,12 +107,12 @@ var ErrFault = errors.New("bad address")
 
 func (f *Fault) Unwrap() error { return ErrFault }
 
-// Page is one guest page of memory.
+// Page is one guest page of memory. Its permission is not a property of
+// the page but of each page-table entry that maps it (pte.prot), since a
+// page may be mapped by several address spaces (copy-on-write after fork,
+// or a SharedObject's page) with different permissions.
 type Page struct {
-	Data [PageSize]byte
-	// prot is the page's current permission; written under MM.mu (write),
-	// read atomically by TLB fills.
-	prot atomic.Uint32
+	Data [PageSize]byte // first field: TLB entries point here (see writePage)
 	// CodeVersion is bumped on every store to this page after it has been
 	// decoded for execution, and on mprotect/munmap of it. Predecoded
 	// instruction pages remember the version they were built from and are
@@ -120,10 +121,17 @@ type Page struct {
 	// hasCode is set while some predecoded form of the page may exist;
 	// while it is set, stores take the slow path so they bump CodeVersion.
 	hasCode atomic.Bool
+	// mapcount is the number of address spaces whose page tables hold
+	// this page as private memory (Linux's mapcount of an anonymous
+	// page): 1 while one address space owns it, more while fork left it
+	// shared copy-on-write, when a write by any of them copies it first
+	// (MM.breakCOW). Always 0 for a SharedObject's pages, which are never
+	// copied. Changed atomically by the address spaces that map the page
+	// (fork, breakCOW, unmapping); an address space drops its count only
+	// after its CPUs have dropped their translations of the page
+	// (putLater), so a page whose count reads 1 is nobody else's.
+	mapcount atomic.Int32
 }
-
-// Prot reports the page's permissions.
-func (p *Page) Prot() Prot { return Prot(p.prot.Load()) }
 
 // VMA is a virtual memory area: a range of pages with one permission and
 // one origin, as in /proc/self/maps.
@@ -174,7 +182,7 @@ func NewSharedObject(f FileBacking) *SharedObject {
 
 // page returns the object's page at pgoff, creating it (from the file
 // when there is one). bus is true when pgoff is wholly past EOF.
-func (o *SharedObject) page(pgoff uint64, prot Prot) (p *Page, bus bool) {
+func (o *SharedObject) page(pgoff uint64) (p *Page, bus bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if p = o.pages[pgoff]; p != nil {
@@ -184,7 +192,6 @@ func (o *SharedObject) page(pgoff uint64, prot Prot) (p *Page, bus bool) {
 	if o.File != nil && !fillFromFile(p, o.File, pgoff<<PageShift) {
 		return nil, true
 	}
-	p.prot.Store(uint32(prot))
 	o.pages[pgoff] = p
 	return p, false
 }
@@ -255,13 +262,24 @@ const (
 	ptMask = ptSize - 1
 )
 
-type ptLeaf [ptSize]*Page
+// pte is a page-table entry: the page and this address space's
+// permission for it.
+type pte struct {
+	page *Page
+	prot Prot
+}
+
+type ptLeaf [ptSize]pte
 type ptMid [ptSize]*ptLeaf
 
 // MemAccount is the memory limit shared by every address space of one
-// emulated system (uvm's --mem-limit): it counts resident pages, as the
-// sum of the processes' resident sets (a page mapped by two processes
-// counts twice, as in each one's RSS).
+// emulated system (uvm's --mem-limit): it counts resident pages as a
+// memory cgroup charges them. A private page counts once however many
+// address spaces share it copy-on-write (it is charged when allocated or
+// copied and uncharged when its mapcount drops to 0); a SharedObject's
+// page counts once per address space that has it mapped. Per-process
+// resident sets (MM.RSS) count every present page of each address space,
+// shared or not, as Linux's RSS does.
 type MemAccount struct {
 	// Limit is the most pages that may be resident; 0 means no limit.
 	Limit int64
@@ -293,8 +311,9 @@ func (a *MemAccount) add(n int64) {
 // MM is a guest address space (Linux's mm_struct). All threads of a thread
 // group share one MM.
 //
-// Lock order: BrkMu → MM.mu → SharedObject.mu (a leaf); MM.mu takes no
-// other lock of this package, and no lock of tasks/.
+// Lock order: BrkMu → MM.mu → SharedObject.mu (a leaf); MM.tlbMu is a
+// leaf. Nothing waits for another CPU (shootdown) while holding MM.mu.
+// MM.mu takes no lock of tasks/.
 type MM struct {
 	// mu protects vmas, the page table and MmapBase.
 	mu   sync.RWMutex
@@ -302,16 +321,24 @@ type MM struct {
 	top  [1 << (AddrBits + 1 - PageShift - 2*ptBits)]*ptMid
 
 	// gen is bumped whenever a translation may have become invalid
-	// (munmap, mprotect, a page gaining predecoded code). TLBs compare it
-	// on Sync.
+	// (munmap, mprotect, a page gaining predecoded code, fork making
+	// pages copy-on-write, a copy-on-write copy). TLBs compare it on
+	// Sync; fork and copy-on-write copies also wait for the other CPUs
+	// to resync (shootdown).
 	gen atomic.Uint64
+
+	// tlbMu protects tlbs, the translation caches of the CPUs executing
+	// in this address space (weak: an exited thread's TLB is collected).
+	tlbMu     sync.Mutex
+	tlbs      []weak.Pointer[TLB]
+	tlbsPrune int
 
 	// BrkMu protects BrkStart and Brk: brk(2) reads, checks and moves
 	// the break as one step. It belongs to the address space, not to a
 	// thread group, so processes sharing an MM (CLONE_VM without
 	// CLONE_THREAD, vfork) serialise their brk calls as Linux's mmap_lock
 	// does. Set without it only before the MM is shared (exec, fork).
-	BrkMu         sync.Mutex
+	BrkMu sync.Mutex
 	BrkStart, Brk uint64
 	// MmapBase is where top-down mmap placement starts (protected by mu).
 	MmapBase uint64
@@ -319,8 +346,12 @@ type MM struct {
 	// Acct is the system's memory limit (nil: none). Set before use; a
 	// forked MM shares its parent's.
 	Acct *MemAccount
-	// rss is the number of present pages (protected by mu).
+	// rss is the number of present pages, shared ones included
+	// (protected by mu).
 	rss int64
+	// putLater holds copy-on-write pages unmapped under mu whose
+	// mapcount unlockPut drops after the shootdown (protected by mu).
+	putLater []*Page
 
 	// users counts the processes using the address space (mm_users:
 	// CLONE_VM children share it); the last DropUser releases it.
@@ -349,6 +380,9 @@ func NewMM() *MM {
 // AddUser records one more process sharing the address space (CLONE_VM).
 func (m *MM) AddUser() { m.users.Add(1) }
 
+// Users returns the number of processes sharing the address space.
+func (m *MM) Users() int32 { return m.users.Load() }
+
 // DropUser is mmput: when the last process using the address space lets
 // go of it, its shared file mappings are written back, and with release
 // (process exit: no thread can touch it any more) every page is freed
@@ -373,7 +407,16 @@ func (m *MM) DropUser(release bool) {
 // Gen returns the translation generation (see TLB.Sync).
 func (m *MM) Gen() uint64 { return m.gen.Load() }
 
-func (m *MM) lookupPage(vpn uint64) *Page {
+func (m *MM) lookupPTE(vpn uint64) pte {
+	if e := m.ptePtr(vpn); e != nil {
+		return *e
+	}
+	return pte{}
+}
+
+// ptePtr returns the page-table slot of vpn, nil where no leaf exists
+// (m.mu held).
+func (m *MM) ptePtr(vpn uint64) *pte {
 	i := vpn >> (2 * ptBits)
 	if i >= uint64(len(m.top)) {
 		return nil
@@ -386,25 +429,24 @@ func (m *MM) lookupPage(vpn uint64) *Page {
 	if leaf == nil {
 		return nil
 	}
-	return leaf[vpn&ptMask]
+	return &leaf[vpn&ptMask]
 }
 
-// setPage installs (or with nil removes) the page at vpn, keeping the
-// resident counts. m.mu is held for writing.
-func (m *MM) setPage(vpn uint64, p *Page) {
-	old := m.lookupPage(vpn)
+// setPTE installs e at vpn (e.page nil removes the entry), keeping the
+// resident count; the memory account and mapcounts are the caller's.
+// m.mu is held for writing.
+func (m *MM) setPTE(vpn uint64, e pte) {
+	old := m.lookupPTE(vpn)
 	switch {
-	case old == nil && p != nil:
+	case old.page == nil && e.page != nil:
 		m.rss++
-		m.Acct.add(1)
-	case old != nil && p == nil:
+	case old.page != nil && e.page == nil:
 		m.rss--
-		m.Acct.add(-1)
 	}
 	i := vpn >> (2 * ptBits)
 	mid := m.top[i]
 	if mid == nil {
-		if p == nil {
+		if e.page == nil {
 			return
 		}
 		mid = new(ptMid)
@@ -412,13 +454,64 @@ func (m *MM) setPage(vpn uint64, p *Page) {
 	}
 	leaf := mid[(vpn>>ptBits)&ptMask]
 	if leaf == nil {
-		if p == nil {
+		if e.page == nil {
 			return
 		}
 		leaf = new(ptLeaf)
 		mid[(vpn>>ptBits)&ptMask] = leaf
 	}
-	leaf[vpn&ptMask] = p
+	leaf[vpn&ptMask] = e
+}
+
+// newPrivatePage returns a zeroed page owned by one address space,
+// charged to the memory account.
+func (m *MM) newPrivatePage() *Page {
+	p := new(Page)
+	p.mapcount.Store(1)
+	m.Acct.add(1)
+	return p
+}
+
+// putPage drops one address space's reference to p: a SharedObject's
+// page is uncharged for this mapping, a private page when its last
+// mapping goes.
+func (m *MM) putPage(p *Page) {
+	if p.mapcount.Load() == 0 || p.mapcount.Add(-1) == 0 {
+		m.Acct.add(-1)
+	}
+}
+
+// zapPTE removes the entry at vpn and drops its page (m.mu held for
+// writing). A page shared copy-on-write is dropped only by unlockPut,
+// after this space's CPUs let go of it: until then its other owners
+// still copy it before writing.
+func (m *MM) zapPTE(vpn uint64, p *Page) {
+	m.setPTE(vpn, pte{})
+	if p.mapcount.Load() > 1 {
+		m.putLater = append(m.putLater, p)
+		return
+	}
+	m.putPage(p)
+}
+
+// unlockPut releases m.mu (held for writing) and then drops the shared
+// pages zapPTE set aside: first every other CPU of this space drops its
+// translations (shootdown), so that once another owner writes such a
+// page in place no thread here can still read it (Linux flushes the TLB
+// before it drops the page's mapping).
+func (m *MM) unlockPut() {
+	put := m.putLater
+	m.putLater = nil
+	if len(put) == 0 {
+		m.mu.Unlock()
+		return
+	}
+	g := m.gen.Add(1)
+	m.mu.Unlock()
+	m.shootdown(nil, g)
+	for _, p := range put {
+		m.putPage(p)
+	}
 }
 
 // Page returns the page holding addr (allocating it on first touch), or
@@ -427,8 +520,8 @@ func (m *MM) Page(addr uint64) *Page {
 	if addr >= TaskSize {
 		return nil
 	}
-	p, _ := m.faultIn(addr >> PageShift)
-	return p
+	e, _ := m.faultIn(addr >> PageShift)
+	return e.page
 }
 
 // PageAlign rounds up to a page boundary.
@@ -456,7 +549,7 @@ func (m *MM) Map(v VMA) error {
 		return err
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer m.unlockPut()
 	m.unmapLocked(v.Start, v.End)
 	m.insertVMA(v)
 	m.gen.Add(1)
@@ -472,51 +565,52 @@ func (m *MM) vmaLocked(addr uint64) int {
 	return -1
 }
 
-// faultIn returns the page at vpn, allocating it if its VMA exists:
-// zeroed for anonymous memory, read from the file for a private file
-// mapping, the shared object's page for MAP_SHARED. bus reports a page
-// of a file mapping wholly past the end of the file.
-func (m *MM) faultIn(vpn uint64) (p *Page, bus bool) {
+// faultIn returns the entry at vpn, allocating its page if its VMA
+// exists: zeroed for anonymous memory, read from the file for a private
+// file mapping, the shared object's page for MAP_SHARED (with this
+// mapping's permission). bus reports a page of a file mapping wholly
+// past the end of the file.
+func (m *MM) faultIn(vpn uint64) (e pte, bus bool) {
 	m.mu.RLock()
-	p = m.lookupPage(vpn)
+	e = m.lookupPTE(vpn)
 	m.mu.RUnlock()
-	if p != nil {
-		return p, false
+	if e.page != nil {
+		return e, false
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if p = m.lookupPage(vpn); p != nil {
-		return p, false
+	if e = m.lookupPTE(vpn); e.page != nil {
+		return e, false
 	}
 	i := m.vmaLocked(vpn << PageShift)
 	if i < 0 {
-		return nil, false
+		return pte{}, false
 	}
 	if m.Acct.full(1) {
-		return nil, false
+		return pte{}, false
 	}
 	v := &m.vmas[i]
+	var p *Page
 	switch {
 	case v.Obj != nil:
 		pgoff := (v.Offset + (vpn<<PageShift - v.Start)) >> PageShift
-		if p, bus = v.Obj.page(pgoff, v.Prot); p == nil {
-			return nil, bus
+		if p, bus = v.Obj.page(pgoff); p == nil {
+			return pte{}, bus
 		}
-		// The object's page may have been created by a mapping with
-		// another permission; this mapping's permission applies here.
-		p.prot.Store(uint32(v.Prot))
+		m.Acct.add(1)
 	case v.File != nil:
 		p = new(Page)
 		if !fillFromFile(p, v.File, v.Offset+(vpn<<PageShift-v.Start)) {
-			return nil, true
+			return pte{}, true
 		}
-		p.prot.Store(uint32(v.Prot))
+		p.mapcount.Store(1)
+		m.Acct.add(1)
 	default:
-		p = new(Page)
-		p.prot.Store(uint32(v.Prot))
+		p = m.newPrivatePage()
 	}
-	m.setPage(vpn, p)
-	return p, false
+	e = pte{page: p, prot: v.Prot}
+	m.setPTE(vpn, e)
+	return e, false
 }
 
 func (m *MM) insertVMA(v VMA) {
@@ -583,17 +677,18 @@ func (m *MM) unmapLocked(start, end uint64) {
 
 // dropPagesLocked removes the pages of [start, end) from the page table.
 func (m *MM) dropPagesLocked(start, end uint64) {
-	m.walkPresent(start, end, func(vpn uint64, p *Page) {
-		p.CodeVersion.Add(1)
-		m.setPage(vpn, nil)
+	m.walkPresent(start, end, func(vpn uint64, e *pte) {
+		e.page.CodeVersion.Add(1)
+		m.zapPTE(vpn, e.page)
 	})
 }
 
 // walkPresent calls fn for every present page of [start, end) in address
 // order, skipping absent levels of the page table, so a range operation
 // over a huge empty reservation costs nothing. fn may clear the entry it
-// is given (setPage(vpn, nil)) but must not add pages.
-func (m *MM) walkPresent(start, end uint64, fn func(vpn uint64, p *Page)) {
+// is given (zapPTE, setPTE(vpn, pte{})) or change it in place but must
+// not add pages.
+func (m *MM) walkPresent(start, end uint64, fn func(vpn uint64, e *pte)) {
 	end = min(end, TaskSize)
 	if end <= start {
 		return
@@ -615,8 +710,8 @@ func (m *MM) walkPresent(start, end uint64, fn func(vpn uint64, p *Page)) {
 			continue
 		}
 		for li := vpn & ptMask; li < ptSize && vpn < last; li, vpn = li+1, vpn+1 {
-			if p := leaf[li]; p != nil {
-				fn(vpn, p)
+			if e := &leaf[li]; e.page != nil {
+				fn(vpn, e)
 			}
 		}
 	}
@@ -641,15 +736,17 @@ func (m *MM) Unmap(start, end uint64) {
 	m.mu.Lock()
 	m.unmapLocked(start, end)
 	m.gen.Add(1)
-	m.mu.Unlock()
+	m.unlockPut()
 }
 
 // Protect changes the permission of [start, end); every page must be
-// mapped (else ErrNoMem, as Linux's ENOMEM).
+// mapped (else ErrNoMem, as Linux's ENOMEM). Only this address space's
+// entries change: a page shared copy-on-write keeps its permission in
+// the others.
 func (m *MM) Protect(start, end uint64, prot Prot) error {
-	return m.updateRange(start, end, nil, func(v *VMA) { v.Prot = prot }, func(_ uint64, p *Page) {
-		p.prot.Store(uint32(prot))
-		p.CodeVersion.Add(1)
+	return m.updateRange(start, end, nil, func(v *VMA) { v.Prot = prot }, func(_ uint64, e *pte) {
+		e.prot = prot
+		e.page.CodeVersion.Add(1)
 	})
 }
 
@@ -680,7 +777,7 @@ func (m *MM) NameAnon(start, end uint64, name string) error {
 // (ErrNoMem) and pass check: the range becomes its own areas, set changes
 // each, equal neighbours merge again, and page (when not nil) runs on
 // every present page of the range.
-func (m *MM) updateRange(start, end uint64, check func(*VMA) error, set func(*VMA), page func(uint64, *Page)) error {
+func (m *MM) updateRange(start, end uint64, check func(*VMA) error, set func(*VMA), page func(uint64, *pte)) error {
 	if end < start || end > TaskSize {
 		return ErrNoMem
 	}
@@ -822,22 +919,15 @@ func (m *MM) findFreeLocked(hint, length uint64) (uint64, error) {
 	return 0, ErrNoMem
 }
 
-// translate returns the page for addr if the access is allowed.
-func (m *MM) translate(addr uint64, acc Access) (*Page, *Fault) {
+// translate returns the page for addr if the access is allowed, with
+// this address space's permission for it. A write to a page shared
+// copy-on-write copies it first (breakCOW), so the page returned for
+// AccessWrite is this address space's own. self is the TLB of the CPU
+// asking (nil for kernel-side accesses).
+func (m *MM) translate(addr uint64, acc Access, self *TLB) (*Page, Prot, *Fault) {
 	if addr >= TaskSize {
-		return nil, &Fault{Addr: addr, Access: acc}
+		return nil, 0, &Fault{Addr: addr, Access: acc}
 	}
-	p, bus := m.faultIn(addr >> PageShift)
-	if p == nil {
-		f := &Fault{Addr: addr, Access: acc, Mapped: bus, Bus: bus}
-		if !bus && m.Acct.full(1) {
-			if _, ok := m.FindVMA(addr); ok {
-				f.Mapped, f.OOM = true, true
-			}
-		}
-		return nil, f
-	}
-	prot := p.Prot()
 	need := ProtRead
 	switch acc {
 	case AccessWrite:
@@ -845,16 +935,99 @@ func (m *MM) translate(addr uint64, acc Access) (*Page, *Fault) {
 	case AccessExec:
 		need = ProtExec
 	}
-	if prot&need == 0 {
-		return nil, &Fault{Addr: addr, Access: acc, Mapped: true}
+	for {
+		e, bus := m.faultIn(addr >> PageShift)
+		if e.page == nil {
+			return nil, 0, m.missFault(addr, acc, bus)
+		}
+		if e.prot&need == 0 {
+			return nil, 0, &Fault{Addr: addr, Access: acc, Mapped: true}
+		}
+		if acc != AccessWrite || e.page.mapcount.Load() <= 1 {
+			return e.page, e.prot, nil
+		}
+		if f := m.breakCOW(addr, e.page, self); f != nil {
+			return nil, 0, f
+		}
+		// Translate again: the entry now holds this space's copy (or
+		// changed under us).
 	}
-	return p, nil
+}
+
+// missFault is the fault of an access that found no page: unmapped, past
+// the end of a mapped file (SIGBUS), or the memory limit (OOM).
+func (m *MM) missFault(addr uint64, acc Access, bus bool) *Fault {
+	f := &Fault{Addr: addr, Access: acc, Mapped: bus, Bus: bus}
+	if !bus && m.Acct.full(1) {
+		if _, ok := m.FindVMA(addr); ok {
+			f.Mapped, f.OOM = true, true
+		}
+	}
+	return f
+}
+
+// writable returns the page of addr for a store: translate's write path,
+// or with force (Poke) the page whatever its permission, copied first
+// when it is shared copy-on-write, as the kernel's uprobe_write_opcode
+// and ptrace POKETEXT break COW.
+func (m *MM) writable(addr uint64, force bool) (*Page, *Fault) {
+	if !force {
+		p, _, f := m.translate(addr, AccessWrite, nil)
+		return p, f
+	}
+	for {
+		p := m.Page(addr)
+		if p == nil {
+			return nil, &Fault{Addr: addr, Access: AccessWrite}
+		}
+		if p.mapcount.Load() <= 1 {
+			return p, nil
+		}
+		if f := m.breakCOW(addr, p, nil); f != nil {
+			return nil, f
+		}
+	}
+}
+
+// breakCOW gives this address space its own copy of old, the page at
+// addr that fork left shared (do_wp_page → wp_page_copy): the copy
+// replaces old in this page table only, old loses one mapping (the last
+// mapper of a page writes it in place without a copy), and every CPU of
+// this address space drops its translations before the write goes on,
+// so no thread of the process keeps reading old. The caller translates
+// again; nil with no fault also when the entry changed meanwhile.
+func (m *MM) breakCOW(addr uint64, old *Page, self *TLB) *Fault {
+	vpn := addr >> PageShift
+	m.mu.Lock()
+	e := m.ptePtr(vpn)
+	if e == nil || e.page != old || old.mapcount.Load() <= 1 {
+		m.mu.Unlock()
+		return nil
+	}
+	if m.Acct.full(1) {
+		m.mu.Unlock()
+		return &Fault{Addr: addr, Access: AccessWrite, Mapped: true, OOM: true}
+	}
+	np := m.newPrivatePage()
+	np.Data = old.Data
+	e.page = np
+	if old.hasCode.Load() {
+		// This space's predecoded code was built from old: it must be
+		// decoded again from the copy (the other spaces redecode old
+		// once, harmlessly).
+		old.CodeVersion.Add(1)
+	}
+	g := m.gen.Add(1)
+	m.mu.Unlock()
+	m.shootdown(self, g)
+	m.putPage(old)
+	return nil
 }
 
 // CodePage returns the page holding pc for instruction fetch and marks it
 // as holding predecoded code, so later stores to it bump its CodeVersion.
 func (m *MM) CodePage(pc uint64) (*Page, *Fault) {
-	p, f := m.translate(pc, AccessExec)
+	p, _, f := m.translate(pc, AccessExec, nil)
 	if f != nil {
 		return nil, f
 	}
@@ -871,26 +1044,24 @@ func (m *MM) CodePage(pc uint64) (*Page, *Fault) {
 // ignores permissions (ptrace-style POKE, used for breakpoints).
 func (m *MM) store(addr uint64, b []byte, force bool) error {
 	for len(b) > 0 {
-		var p *Page
-		var f *Fault
+		off := addr & PageMask
+		n := min(len(b), PageSize-int(off))
 		if force {
-			p = m.Page(addr)
-			if p == nil {
-				f = &Fault{Addr: addr, Access: AccessWrite}
+			// A kernel-side write of the bytes already there (a uprobe
+			// XOL slot rewritten with the same instruction) changes
+			// nothing: it neither invalidates predecoded code nor
+			// copies a page shared copy-on-write.
+			if p := m.Page(addr); p != nil && bytes.Equal(p.Data[off:off+uint64(n)], b[:n]) {
+				b = b[n:]
+				addr += uint64(n)
+				continue
 			}
-		} else {
-			p, f = m.translate(addr, AccessWrite)
 		}
+		p, f := m.writable(addr, force)
 		if f != nil {
 			return f
 		}
-		off := addr & PageMask
-		n := min(len(b), PageSize-int(off))
 		if p.hasCode.Load() {
-			// A kernel-side write of the bytes already there (a uprobe
-			// XOL slot rewritten with the same instruction) leaves
-			// predecoded code valid: nothing changed for instruction
-			// fetch.
 			if !bytes.Equal(p.Data[off:off+uint64(n)], b[:n]) {
 				copy(p.Data[off:], b[:n])
 				p.CodeVersion.Add(1)
@@ -915,7 +1086,7 @@ func (m *MM) load(addr uint64, b []byte, acc Access, force bool) error {
 				f = &Fault{Addr: addr, Access: acc}
 			}
 		} else {
-			p, f = m.translate(addr, acc)
+			p, _, f = m.translate(addr, acc, nil)
 		}
 		if f != nil {
 			return f
@@ -972,7 +1143,7 @@ func (m *MM) ReadString(addr uint64, max int) (string, error) {
 // object, as in Linux's page cache and shmem).
 func (m *MM) Discard(start, end uint64) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer m.unlockPut()
 	for _, v := range m.overlapping(start, end) {
 		if v.Obj == nil {
 			m.dropPagesLocked(max(start, v.Start), min(end, v.End))
@@ -1044,9 +1215,12 @@ func (m *MM) Release() {
 	for _, v := range m.vmas {
 		v.Obj.Writeback(v.Offset>>PageShift, (v.End-v.Start)>>PageShift)
 	}
+	// Every page loses this mapping: pages shared copy-on-write become
+	// their other owners' (a fork child that execs or exits leaves its
+	// parent writing in place again).
+	m.walkPresent(0, TaskSize, func(_ uint64, e *pte) { m.putPage(e.page) })
 	m.vmas = nil
 	m.top = [len(m.top)]*ptMid{}
-	m.Acct.add(-m.rss)
 	m.rss = 0
 	m.gen.Add(1)
 }
@@ -1108,7 +1282,7 @@ func (m *MM) Move(old, oldLen, new, newLen uint64) error {
 		return ErrNoMem
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer m.unlockPut()
 	return m.moveLocked(old, oldLen, new, newLen)
 }
 
@@ -1117,7 +1291,7 @@ func (m *MM) Move(old, oldLen, new, newLen uint64) error {
 // address-space lock (no other thread can take the range in between).
 func (m *MM) MoveAnywhere(old, oldLen, newLen uint64) (uint64, error) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer m.unlockPut()
 	dst, err := m.findFreeLocked(0, newLen)
 	if err != nil {
 		return 0, err
@@ -1133,14 +1307,18 @@ func (m *MM) moveLocked(old, oldLen, new, newLen uint64) error {
 	v := m.vmas[i]
 	type moved struct {
 		off uint64
-		p   *Page
+		e   pte
 	}
 	// Only present pages move: the cost is what the guest touched, not
-	// the size of the reservation.
+	// the size of the reservation. They move with their mapcount and
+	// charge; the entries left behind are cleared first so that
+	// dropPagesLocked only drops what does not fit the new length.
 	var pages []moved
-	m.walkPresent(old, old+oldLen, func(vpn uint64, p *Page) {
+	m.walkPresent(old, old+oldLen, func(vpn uint64, e *pte) {
 		if off := vpn<<PageShift - old; off < newLen {
-			pages = append(pages, moved{off, p})
+			pages = append(pages, moved{off, *e})
+			e.page.CodeVersion.Add(1)
+			m.setPTE(vpn, pte{})
 		}
 	})
 	// The old area's pages go with it: no writeback, the object stays.
@@ -1162,7 +1340,7 @@ func (m *MM) moveLocked(old, oldLen, new, newLen uint64) error {
 	nv.Offset = v.Offset + (old - v.Start)
 	m.insertVMA(nv)
 	for _, mp := range pages {
-		m.setPage((new+mp.off)>>PageShift, mp.p)
+		m.setPTE((new+mp.off)>>PageShift, mp.e)
 	}
 	m.gen.Add(1)
 	return nil
@@ -1190,32 +1368,42 @@ func (m *MM) Grow(start, end, extra uint64) bool {
 	return true
 }
 
-// Fork returns a copy of the address space for a child process (fork(2)).
-// uvm copies present private pages eagerly instead of sharing them
-// copy-on-write: simple and exact (the two processes never see each
-// other's later writes); the cost is one page copy per touched page at
-// fork time. MAP_SHARED areas keep their shared object, so parent and
-// child share every page of it, touched or not, as Linux does.
+// Fork returns the address space of a child process (fork(2)), copy-on-
+// write as Linux's dup_mmap: every present private page is shared by
+// parent and child (its mapcount grows) and copied by whichever of them
+// writes it first (breakCOW), so fork costs the page table, not the
+// memory. MAP_SHARED areas keep their shared object, so parent and child
+// share every page of it, touched or not, and never copy it. Before Fork
+// returns, every other CPU of the parent has dropped its translations
+// (shootdown): no parent thread can store into a page the child sees
+// once fork has returned.
 func (m *MM) Fork() (*MM, error) {
 	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if m.Acct.full(m.rss) {
+	var objPages int64
+	for _, v := range m.vmas {
+		if v.Obj != nil {
+			m.walkPresent(v.Start, v.End, func(uint64, *pte) { objPages++ })
+		}
+	}
+	if m.Acct.full(objPages) {
+		m.mu.RUnlock()
 		return nil, ErrMemLimit
 	}
 	c := &MM{vmas: append([]VMA(nil), m.vmas...), BrkStart: m.BrkStart, Brk: m.Brk, MmapBase: m.MmapBase, ExePath: m.ExePath, ExeName: m.ExeName, Auxv: m.Auxv, Acct: m.Acct}
 	c.users.Store(1)
 	for _, v := range m.vmas {
-		m.walkPresent(v.Start, v.End, func(vpn uint64, p *Page) {
+		m.walkPresent(v.Start, v.End, func(vpn uint64, e *pte) {
 			if v.Obj != nil {
-				c.setPage(vpn, p)
-				return
+				m.Acct.add(1)
+			} else {
+				e.page.mapcount.Add(1)
 			}
-			np := new(Page)
-			np.Data = p.Data
-			np.prot.Store(p.prot.Load())
-			c.setPage(vpn, np)
+			c.setPTE(vpn, *e)
 		})
 	}
+	g := m.gen.Add(1)
+	m.mu.RUnlock()
+	m.shootdown(nil, g)
 	return c, nil
 }
 

@@ -23,9 +23,9 @@ func (o *SharedObject) ReadAt(p []byte, off uint64) {
 }
 
 // WriteAt copies p into the object at off, creating pages as needed
-// with permission prot (a mapping that faults the page in later applies
-// its own). A page that holds predecoded code gets a new CodeVersion.
-func (o *SharedObject) WriteAt(p []byte, off uint64, prot Prot) {
+// (each mapping that faults one in applies its own permission). A page
+// that holds predecoded code gets a new CodeVersion.
+func (o *SharedObject) WriteAt(p []byte, off uint64) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for len(p) > 0 {
@@ -34,7 +34,6 @@ func (o *SharedObject) WriteAt(p []byte, off uint64, prot Prot) {
 		pg := o.pages[pgoff]
 		if pg == nil {
 			pg = new(Page)
-			pg.prot.Store(uint32(prot))
 			o.pages[pgoff] = pg
 		}
 		copy(pg.Data[in:in+n], p[:n])

@@ -8,7 +8,7 @@ func TestSharedObjectIO(t *testing.T) {
 	if err := m.Map(VMA{Start: 0x10000, End: 0x12000, Prot: ProtRead | ProtWrite, Shared: true, Obj: o}); err != nil {
 		t.Fatal(err)
 	}
-	o.WriteAt([]byte("hello"), PageSize-2, ProtRead|ProtWrite) // crosses a page
+	o.WriteAt([]byte("hello"), PageSize-2) // crosses a page
 	b := make([]byte, 5)
 	if err := m.ReadAt(b, 0x10000+PageSize-2); err != nil || string(b) != "hello" {
 		t.Fatalf("mapping reads %q, %v", b, err)

@@ -2,8 +2,12 @@ package vm
 
 import (
 	"encoding/binary"
+	"runtime"
 	"sync"
+	"sync/atomic"
+	"time"
 	"unsafe"
+	"weak"
 )
 
 // TLB is a CPU's software translation cache over an MM: direct-mapped,
@@ -23,9 +27,20 @@ import (
 //
 // Invalidation: every munmap/mprotect, and every page that gains
 // predecoded code, bumps MM.gen. Sync compares and flushes; the CPU calls
-// it on entry to Run and after filling its instruction cache. A thread
-// that unmaps memory another thread is using sees the change at that
-// thread's next exit at the latest.
+// it on entry to Run (Enter), after filling its instruction cache and on
+// every TLB miss. A thread that unmaps memory another thread is using
+// sees the change at that thread's next exit at the latest.
+//
+// Shootdown: fork (pages become copy-on-write) and a copy-on-write copy
+// (the page changes under the other threads) must not return while a
+// CPU of the address space could still use an older translation: a
+// write entry would let a parent thread store into a page the child
+// sees, a read entry would let a thread read the page its process no
+// longer owns. Such changes bump MM.gen and then wait (MM.shootdown)
+// until every other TLB of the address space is either outside guest
+// execution (between Leave and Enter: it resyncs on Enter) or has synced
+// to the new generation, interrupting the CPUs that are executing. The
+// interpreters bracket Run and Step with Enter and Leave.
 type TLB struct {
 	mm  *MM
 	gen uint64
@@ -33,6 +48,15 @@ type TLB struct {
 	w   [tlbSize]tlbEntry
 	// Fault holds the fault of the last failed access.
 	Fault Fault
+
+	// active is 0 outside guest execution; between Enter and Leave it is
+	// 1 + the generation the entries are valid for. Written by the
+	// owner, read by shootdowns.
+	active atomic.Uint64
+	inRun  bool // owner-only mirror of active != 0
+	// kick interrupts the owning CPU (CPU.Interrupt); nil: a shootdown
+	// just waits for the next Sync or Leave.
+	kick func()
 }
 
 const (
@@ -51,35 +75,157 @@ type tlbEntry struct {
 // page boundary.
 var SplitLock sync.Mutex
 
-// NewTLB returns an empty TLB for mm.
+// NewTLB returns an empty TLB for mm, known to mm's shootdowns.
 func NewTLB(mm *MM) *TLB {
 	t := &TLB{mm: mm}
-	t.flush()
+	t.flush(mm.gen.Load())
+	mm.addTLB(t)
 	return t
 }
+
+// SetInterrupt sets how a shootdown interrupts the CPU that owns the TLB
+// (its Interrupt method), so that it leaves Run and resyncs.
+func (t *TLB) SetInterrupt(kick func()) { t.kick = kick }
 
 // MM returns the address space the TLB translates.
 func (t *TLB) MM() *MM { return t.mm }
 
-func (t *TLB) flush() {
+func (t *TLB) flush(g uint64) {
 	for i := range t.r {
 		t.r[i] = tlbEntry{tag: noTag}
 		t.w[i] = tlbEntry{tag: noTag}
 	}
-	t.gen = t.mm.gen.Load()
+	t.gen = g
+	if t.inRun {
+		t.active.Store(g + 1)
+	}
 }
 
 // Sync drops all entries if the address space changed since the last fill.
 func (t *TLB) Sync() {
-	if t.gen != t.mm.gen.Load() {
-		t.flush()
+	if g := t.mm.gen.Load(); t.gen != g {
+		t.flush(g)
+	}
+}
+
+// Enter marks the start of guest execution on this TLB (entry to Run or
+// Step) and resyncs it. Announcing first and reading the generation
+// second means a shootdown either sees the CPU executing or the CPU sees
+// the shootdown's generation.
+func (t *TLB) Enter() {
+	t.inRun = true
+	t.active.Store(1)
+	if g := t.mm.gen.Load(); t.gen != g {
+		t.flush(g)
+	} else {
+		t.active.Store(g + 1)
+	}
+}
+
+// Leave marks the end of guest execution (Run or Step returns).
+func (t *TLB) Leave() {
+	t.inRun = false
+	t.active.Store(0)
+}
+
+// stale reports whether t may still use translations older than
+// generation g: it is executing and has not synced to g.
+func (t *TLB) stale(g uint64) bool {
+	a := t.active.Load()
+	return a != 0 && a-1 < g
+}
+
+// adopt brings the caller's own TLB to generation g after a change it
+// made itself: when g is the only change since its last sync, the entry
+// the caller is about to refill is the only one affected and nothing is
+// flushed.
+func (t *TLB) adopt(g uint64) {
+	if t.gen == g-1 {
+		t.gen = g
+		if t.inRun {
+			t.active.Store(g + 1)
+		}
+		return
+	}
+	t.Sync()
+}
+
+// LockSplit takes SplitLock for the CPU that owns t. While it waits, the
+// CPU counts as outside guest execution for shootdowns (the holder may
+// be waiting for one: its store under the lock can copy a copy-on-write
+// page) and it resyncs once it holds the lock, so the wait cannot
+// deadlock.
+func (t *TLB) LockSplit() {
+	if SplitLock.TryLock() {
+		return
+	}
+	in := t.inRun
+	if in {
+		t.Leave()
+	}
+	SplitLock.Lock()
+	if in {
+		t.Enter()
+	}
+}
+
+// addTLB registers t for shootdowns, pruning collected TLBs now and then.
+func (m *MM) addTLB(t *TLB) {
+	m.tlbMu.Lock()
+	defer m.tlbMu.Unlock()
+	if len(m.tlbs) >= m.tlbsPrune {
+		live := m.tlbs[:0]
+		for _, w := range m.tlbs {
+			if w.Value() != nil {
+				live = append(live, w)
+			}
+		}
+		clear(m.tlbs[len(live):])
+		m.tlbs = live
+		m.tlbsPrune = 2*len(live) + 16
+	}
+	m.tlbs = append(m.tlbs, weak.Make(t))
+}
+
+// shootdown returns once no TLB of m other than self can use a
+// translation older than generation g (Linux's flush_tlb_mm with its
+// IPIs): executing CPUs that have not synced to g are interrupted and
+// waited for. self (the caller's own TLB, nil for kernel-side callers)
+// adopts g itself. The caller holds no MM lock: the CPUs waited for may
+// need one to reach their next Sync or Leave.
+func (m *MM) shootdown(self *TLB, g uint64) {
+	if self != nil {
+		self.adopt(g)
+	}
+	var wait []*TLB
+	m.tlbMu.Lock()
+	for _, w := range m.tlbs {
+		if t := w.Value(); t != nil && t != self && t.stale(g) {
+			wait = append(wait, t)
+		}
+	}
+	m.tlbMu.Unlock()
+	for _, t := range wait {
+		if t.kick != nil {
+			t.kick()
+		}
+		for spin := 0; t.stale(g); spin++ {
+			if spin < 64 {
+				runtime.Gosched()
+			} else {
+				time.Sleep(20 * time.Microsecond)
+			}
+		}
 	}
 }
 
 // fill translates the page of addr for acc and caches it. On failure it
-// records t.Fault and returns nil.
+// records t.Fault and returns nil. A miss first resyncs the TLB, so a
+// thread that takes one after a fork or copy-on-write copy keeps no
+// older entry.
 func (t *TLB) fill(addr uint64, acc Access) *[PageSize]byte {
-	p, f := t.mm.translate(addr, acc)
+	t.Sync()
+	p, prot, f := t.mm.translate(addr, acc, t)
 	if f != nil {
 		t.Fault = *f
 		return nil
@@ -88,14 +234,20 @@ func (t *TLB) fill(addr uint64, acc Access) *[PageSize]byte {
 	if acc == AccessWrite {
 		if p.hasCode.Load() {
 			// Stores to pages with predecoded code are never cached, so
-			// each one bumps CodeVersion (slow path).
+			// each one bumps CodeVersion (slow path). The read entry
+			// may name the page this write replaced (copy-on-write).
+			if e := &t.r[vpn&tlbMask]; e.tag == vpn && e.data != &p.Data {
+				*e = tlbEntry{tag: noTag}
+			}
 			return &p.Data
 		}
 		t.w[vpn&tlbMask] = tlbEntry{tag: vpn, data: &p.Data}
 		// A writable page is readable on both architectures.
 	}
-	if p.Prot()&ProtRead != 0 {
+	if prot&ProtRead != 0 {
 		t.r[vpn&tlbMask] = tlbEntry{tag: vpn, data: &p.Data}
+	} else if e := &t.r[vpn&tlbMask]; e.tag == vpn {
+		*e = tlbEntry{tag: noTag}
 	}
 	return &p.Data
 }

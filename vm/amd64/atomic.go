@@ -61,7 +61,7 @@ func (c *CPU) atomicRMW(ea uint64, w uint8, op decode.X86Op, b, cin uint64) (old
 			}
 		}
 	}
-	vm.SplitLock.Lock()
+	c.tlb.LockSplit() // vm.SplitLock, shootdown-safe
 	defer vm.SplitLock.Unlock()
 	old, ok := c.load(ea, w)
 	if !ok {
@@ -122,7 +122,7 @@ func (c *CPU) atomicCAS(ea uint64, w uint8, exp, nv uint64) (old uint64, res xre
 			}
 		}
 	}
-	vm.SplitLock.Lock()
+	c.tlb.LockSplit() // vm.SplitLock, shootdown-safe
 	defer vm.SplitLock.Unlock()
 	old, ok := c.load(ea, w)
 	if !ok {
@@ -142,7 +142,7 @@ func (c *CPU) atomicCAS(ea uint64, w uint8, exp, nv uint64) (old uint64, res xre
 // the memory and stores RCX:RBX when equal, else loads it into RDX:RAX.
 func (c *CPU) cas128(ea uint64) (eq bool, res xres) {
 	g := &c.regs.GPR
-	vm.SplitLock.Lock()
+	c.tlb.LockSplit() // vm.SplitLock, shootdown-safe
 	defer vm.SplitLock.Unlock()
 	// Check writability first so that a fault leaves memory unchanged.
 	if p, ok := c.tlb.Atomic64(ea); !ok || p == nil {

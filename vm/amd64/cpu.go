@@ -99,6 +99,7 @@ var segSelectors = [6]uint64{0, 0x33, 0x2b, 0, 0, 0} // ES CS SS DS FS GS
 // address space's instruction cache (mm.Code) when there is none.
 func NewCPU(mm *vm.MM) *CPU {
 	c := &CPU{mm: mm, tlb: vm.NewTLB(mm)}
+	c.tlb.SetInterrupt(c.Interrupt)
 	c.flags = rfFixed | rfIF
 	c.regs.MXCSR = 0x1F80
 	c.regs.FCW = 0x37F
@@ -169,6 +170,7 @@ func (c *CPU) Clone(mm *vm.MM) vm.CPU {
 	n.flags = c.rflags()
 	n.mm = mm
 	n.tlb = vm.NewTLB(mm)
+	n.tlb.SetInterrupt(n.Interrupt)
 	n.code = x86Cache(mm)
 	n.avx = c.avx
 	c.cmClone(n)

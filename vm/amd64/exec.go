@@ -13,6 +13,8 @@ import (
 // noticed at taken branches, page crossings and between iterations of long
 // REP string instructions.
 func (c *CPU) Run(budget int64) vm.Exit {
+	c.tlb.Enter() // shootdowns see this CPU executing (vm.TLB)
+	defer c.tlb.Leave()
 	if c.interrupt.Swap(false) {
 		return vm.Exit{Reason: vm.ExitBudget, PC: c.regs.RIP}
 	}
@@ -27,6 +29,8 @@ func (c *CPU) Run(budget int64) vm.Exit {
 
 // Step executes exactly one instruction.
 func (c *CPU) Step() vm.Exit {
+	c.tlb.Enter()
+	defer c.tlb.Leave()
 	if c.cm != nil && c.cm.redecode {
 		return c.runRedecode(1, true)
 	}

@@ -84,6 +84,7 @@ func init() {
 // the address space's A64 instruction cache when mm has none.
 func NewCPU(mm *vm.MM) *CPU {
 	c := &CPU{mm: mm, tlb: vm.NewTLB(mm), cache: icache.A64CacheOf(mm), born: time.Now()}
+	c.tlb.SetInterrupt(c.Interrupt)
 	c.r = c.gpr()
 	return c
 }

@@ -25,6 +25,8 @@ import (
 // executed only after DC CVAU, IC IVAU and a context synchronisation
 // (see icache/doc.go).
 func (c *CPU) Run(budget int64) vm.Exit {
+	c.tlb.Enter() // shootdowns see this CPU executing (vm.TLB)
+	defer c.tlb.Leave()
 	if budget < 0 {
 		budget = 0
 	}
@@ -37,6 +39,8 @@ func (c *CPU) Run(budget int64) vm.Exit {
 // Step executes exactly one instruction and returns ExitStep, unless that
 // instruction exits otherwise (syscall, fault, breakpoint, …).
 func (c *CPU) Step() vm.Exit {
+	c.tlb.Enter()
+	defer c.tlb.Leave()
 	if c.cm != nil {
 		return c.runHooked(1, true)
 	}

@@ -309,7 +309,7 @@ func (c *CPU) stxp(addr, a, b uint64, size uint8) (uint64, memResult) {
 		}
 		return b2u(!atomic.CompareAndSwapUint64(p, m.val, a&0xffffffff|b<<32)), memOK
 	}
-	vm.SplitLock.Lock()
+	c.tlb.LockSplit() // vm.SplitLock, shootdown-safe
 	defer vm.SplitLock.Unlock()
 	p0, ok := c.tlb.Atomic64(addr)
 	if !ok {
