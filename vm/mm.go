@@ -338,7 +338,7 @@ type MM struct {
 	// thread group, so processes sharing an MM (CLONE_VM without
 	// CLONE_THREAD, vfork) serialise their brk calls as Linux's mmap_lock
 	// does. Set without it only before the MM is shared (exec, fork).
-	BrkMu sync.Mutex
+	BrkMu         sync.Mutex
 	BrkStart, Brk uint64
 	// MmapBase is where top-down mmap placement starts (protected by mu).
 	MmapBase uint64
