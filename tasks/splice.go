@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"encoding/binary"
+	"io"
 
 	"github.com/uvm-emu/uvm/signals"
 )
@@ -150,8 +151,15 @@ func (t *Task) sysSplice(inFD int32, inOffAddr uint64, outFD int32, outOffAddr, 
 			return errRet(e)
 		}
 	}
+	if ip == nil && w < uint64(len(b)) {
+		// The output took less than was read: the input moves by what
+		// was moved (a pipe's consumed bytes cannot be given back).
+		if h, isHost := in.hostOS(); isHost && inOffAddr == 0 {
+			h.Seek(int64(w)-int64(len(b)), io.SeekCurrent)
+		}
+	}
 	if inOffAddr != 0 {
-		if e := t.putU64(inOffAddr, uint64(inOff)+uint64(len(b))); e != 0 {
+		if e := t.putU64(inOffAddr, uint64(inOff)+w); e != 0 {
 			return errRet(e)
 		}
 	}

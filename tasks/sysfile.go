@@ -250,16 +250,19 @@ func (t *Task) sysSendfile(outfd, infd int32, offAddr, count uint64) uint64 {
 		return 0
 	}
 	r := t.writeFile(out, data, -1)
+	written := r
 	if int64(r) < 0 {
-		return r
+		written = 0 // EAGAIN from a full socket, EPIPE …: nothing moved
 	}
 	if off >= 0 {
-		if e := t.putU64(offAddr, uint64(off)+r); e != 0 {
+		if e := t.putU64(offAddr, uint64(off)+written); e != 0 {
 			return errRet(e)
 		}
-	} else if h, isHost := in.hostOS(); isHost && r < uint64(len(data)) {
-		// Give back what was read but not written.
-		h.Seek(int64(r)-int64(len(data)), io.SeekCurrent)
+	} else if h, isHost := in.hostOS(); isHost && written < uint64(len(data)) {
+		// Give back what was read but not written: the input position
+		// moves by what reached the output (a retry after EAGAIN then
+		// sends the same bytes, as Linux's sendfile does).
+		h.Seek(int64(written)-int64(len(data)), io.SeekCurrent)
 	}
 	return r
 }
@@ -784,10 +787,52 @@ func (t *Task) sysPipe2(fdsAddr, flags uint64) uint64 {
 	return 0
 }
 
+// lastIsDot reports whether the path at addr ends in "." or ".." (after
+// trailing slashes): Linux's LAST_DOT/LAST_DOTDOT, which unlink, rmdir
+// and rename refuse. The lexically cleaned guest path no longer shows it
+// ("d/." is "d"), so it is read from the argument itself.
+// A name whose directory does not exist is ENOENT first, as the parent's
+// lookup fails before the last component is looked at.
+func (t *Task) lastIsDot(dirfd int32, addr uint64) (dot, dotdot bool, e Errno) {
+	p, e := t.readPath(addr)
+	if e != 0 {
+		return false, false, e
+	}
+	p = strings.TrimRight(p, "/")
+	i := strings.LastIndexByte(p, '/')
+	last := p[i+1:]
+	if last != "." && last != ".." {
+		return false, false, 0
+	}
+	if i > 0 {
+		g, e := t.guestPath(dirfd, p[:i])
+		if e != 0 {
+			return false, false, e
+		}
+		fsys, name := t.lookup(g)
+		if _, err := fsys.stat(name); err != nil {
+			return false, false, errnoOf(err)
+		}
+	}
+	return last == ".", last == "..", 0
+}
+
 func (t *Task) sysUnlinkat(dirfd int32, pathAddr, flags uint64) uint64 {
 	g, _, e := t.resolve(dirfd, pathAddr)
 	if e != 0 {
 		return errRet(e)
+	}
+	if dot, dotdot, e := t.lastIsDot(dirfd, pathAddr); e != 0 || dot || dotdot {
+		switch {
+		case e != 0:
+			return errRet(e)
+		case flags&atRemoveDir == 0:
+			return errRet(EISDIR)
+		case dot:
+			return errRet(EINVAL)
+		default:
+			return errRet(ENOTEMPTY)
+		}
 	}
 	fsys, name := t.lookup(g)
 	fi, err := fsys.lstat(name)
@@ -846,6 +891,16 @@ func (t *Task) sysRenameat(oldfd int32, oldAddr uint64, newfd int32, newAddr uin
 	fsys, o, n, e := t.twoPaths(oldfd, oldAddr, newfd, newAddr)
 	if e != 0 {
 		return errRet(e)
+	}
+	d1, dd1, e1 := t.lastIsDot(oldfd, oldAddr)
+	d2, dd2, e2 := t.lastIsDot(newfd, newAddr)
+	switch {
+	case e1 != 0:
+		return errRet(e1)
+	case e2 != 0:
+		return errRet(e2)
+	case d1 || dd1 || d2 || dd2:
+		return errRet(EBUSY)
 	}
 	return errOr0(errnoOf(fsys.rename(o, n)))
 }
