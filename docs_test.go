@@ -12,16 +12,11 @@ import (
 	"testing"
 )
 
-// declared is every name the module declares, for the doc checks: package
-// names (the directory's last element), top-level identifiers, methods and
-// struct fields as "Type.Name", and package-qualified "pkg.Name".
-type declared map[string]bool
-
-func moduleDecls(t *testing.T) declared {
-	t.Helper()
-	d := declared{}
+// walkGoFiles parses every Go file of the module (not testdata, not
+// dot-directories) with mode and calls fn on it.
+func walkGoFiles(mode parser.Mode, fn func(path string, f *ast.File, fset *token.FileSet) error) error {
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, e fs.DirEntry, err error) error {
+	return filepath.WalkDir(".", func(path string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -34,10 +29,23 @@ func moduleDecls(t *testing.T) declared {
 		if !strings.HasSuffix(path, ".go") {
 			return nil
 		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		f, err := parser.ParseFile(fset, path, nil, mode)
 		if err != nil {
 			return err
 		}
+		return fn(path, f, fset)
+	})
+}
+
+// declared is every name the module declares, for the doc checks: package
+// names (the directory's last element), top-level identifiers, methods and
+// struct fields as "Type.Name", and package-qualified "pkg.Name".
+type declared map[string]bool
+
+func moduleDecls(t *testing.T) declared {
+	t.Helper()
+	d := declared{}
+	err := walkGoFiles(parser.SkipObjectResolution, func(path string, f *ast.File, _ *token.FileSet) error {
 		pkg := filepath.Base(filepath.Dir(path))
 		if filepath.Dir(path) == "." {
 			pkg = "uvm"
@@ -225,24 +233,7 @@ var goCall = regexp.MustCompile(`(?:^|[\s(\x60])((?:\(\*)?[A-Za-z][A-Za-z0-9]*\)
 // parameter or local of the file; all-capitals names are C macros.
 func TestCommentsNameRealCode(t *testing.T) {
 	d := moduleDecls(t)
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if e.IsDir() {
-			if path != "." && (strings.HasPrefix(e.Name(), ".") || e.Name() == "testdata") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	err := walkGoFiles(parser.ParseComments|parser.SkipObjectResolution, func(path string, f *ast.File, fset *token.FileSet) error {
 		local := map[string]bool{"func": true}
 		ast.Inspect(f, func(n ast.Node) bool {
 			if id, ok := n.(*ast.Ident); ok {

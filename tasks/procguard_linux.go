@@ -33,5 +33,5 @@ func intoHostProc(hp string, follow bool) bool {
 	if err != nil {
 		return true // on procfs and unnameable: refuse
 	}
-	return perProcessProcPath(string(buf[:n]))
+	return procHidden(string(buf[:n])) // the same names as the guest's own paths
 }

@@ -174,28 +174,6 @@ func readFileVFS(fsys vfs, g string, max int64) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, max+1))
 }
 
-// perProcessProcPath reports whether the host procfs path p (as
-// /proc/self/fd/N names it) is inside a per-process directory.
-func perProcessProcPath(p string) bool {
-	rest, ok := strings.CutPrefix(p, "/proc/")
-	if !ok {
-		return false
-	}
-	first, _, _ := strings.Cut(rest, "/")
-	if first == "self" || first == "thread-self" {
-		return true
-	}
-	if first == "" {
-		return false
-	}
-	for _, c := range first {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // guard is h.path(g), refused (ENOENT) when the host would resolve it
 // into a per-process /proc directory (intoHostProc). For an operation on
 // a name that may not exist yet its parent directory is checked too.
