@@ -29,11 +29,13 @@ type openFile struct {
 
 // hostOS returns the host file behind f, if it is one.
 func (f *openFile) hostOS() (*os.File, bool) {
-	h, ok := f.ops.(*hostFile)
-	if !ok {
-		return nil, false
+	switch h := f.ops.(type) {
+	case *hostFile:
+		return h.f, true
+	case *hostFIFO:
+		return h.f, true
 	}
-	return h.f, true
+	return nil, false
 }
 
 type dirent struct {

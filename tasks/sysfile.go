@@ -8,6 +8,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/uvm-emu/uvm/vm"
 )
@@ -156,6 +157,11 @@ func (t *Task) sysOpenat(dirfd int32, pathAddr, flags, mode uint64) uint64 {
 	if fl&oAPPEND != 0 {
 		hostFlags |= os.O_APPEND
 	}
+	if fl&oNONBLOCK != 0 {
+		// A FIFO's open must not wait for its other end (the host
+		// open would block this thread where no signal reaches it).
+		hostFlags |= syscall.O_NONBLOCK
+	}
 	fsys, name := t.lookup(g)
 	if fl&oNOFOLLOW != 0 {
 		if fi, err := fsys.lstat(name); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
@@ -199,7 +205,11 @@ func (t *Task) sysOpenat(dirfd int32, pathAddr, flags, mode uint64) uint64 {
 			return errRet(ENOTDIR)
 		}
 	}
-	of := &openFile{ops: &hostFile{f: hf}, path: g, flags: fl &^ oCLOEXEC}
+	var ops fileOps = &hostFile{f: hf}
+	if fifo := newHostFIFO(hf); fifo != nil {
+		ops = fifo
+	}
+	of := &openFile{ops: ops, path: g, flags: fl &^ oCLOEXEC}
 	fd, e := t.tg.fds.alloc(of, 0, fl&oCLOEXEC != 0)
 	if e != 0 {
 		hf.Close()

@@ -1,0 +1,10 @@
+//go:build !linux
+
+package tasks
+
+import "os"
+
+// hostFIFO: host FIFOs are plain host files outside Linux.
+type hostFIFO struct{ *hostFile }
+
+func newHostFIFO(*os.File) *hostFIFO { return nil }
