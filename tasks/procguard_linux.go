@@ -1,6 +1,11 @@
 package tasks
 
-import "golang.org/x/sys/unix"
+import (
+	"io/fs"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
 
 // procSuperMagic is procfs's f_type (statfs(2)).
 const procSuperMagic = 0x9fa0
@@ -24,6 +29,34 @@ func intoHostProc(hp string, follow bool) bool {
 		return false
 	}
 	defer unix.Close(fd)
+	return fdOnHostProc(fd)
+}
+
+// openGuarded opens host path hp for the guest and then checks what was
+// opened, not the name: a guest thread swapping a symlink between a check
+// and the open cannot slip the host's /proc past it. Opening a procfs file
+// has no effect of its own that matters here (nothing is read or written
+// before the descriptor is closed again).
+func openGuarded(hp string, flags int, perm os.FileMode) (*os.File, error) {
+	f, err := os.OpenFile(hp, flags, perm)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	bad := true
+	if sc.Control(func(fd uintptr) { bad = fdOnHostProc(int(fd)) }) != nil || bad {
+		f.Close()
+		return nil, &fs.PathError{Op: "open", Path: hp, Err: unix.ENOENT}
+	}
+	return f, nil
+}
+
+// fdOnHostProc is intoHostProc's test on an O_PATH descriptor.
+func fdOnHostProc(fd int) bool {
 	var st unix.Statfs_t
 	if unix.Fstatfs(fd, &st) != nil || st.Type != procSuperMagic {
 		return false
@@ -31,7 +64,7 @@ func intoHostProc(hp string, follow bool) bool {
 	buf := make([]byte, 4096)
 	n, err := unix.Readlink("/proc/self/fd/"+itoa(fd), buf)
 	if err != nil {
-		return true // on procfs and unnameable: refuse
+		return true
 	}
-	return procHidden(string(buf[:n])) // the same names as the guest's own paths
+	return procHidden(string(buf[:n]))
 }

@@ -59,7 +59,7 @@ func (h hostVFS) open(g string, flags int, perm fs.FileMode) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return os.OpenFile(hp, flags, perm)
+	return openGuarded(hp, flags, perm) // checked and opened as one step
 }
 func (h hostVFS) stat(g string) (fs.FileInfo, error) {
 	hp, err := h.guard(g, true)

@@ -92,5 +92,11 @@ func TestProcSymlinkEscape(t *testing.T) {
 				t.Errorf("%s det=%v: status %d, output:\n%s\nwant:\n%s\nstderr: %s", arch, det, code, out, want, stderr)
 			}
 		}
+		// A thread swapping the symlink while another opens it: only the
+		// parallel scheduler runs them at the same time.
+		out, stderr, code := runUVM(t, false, nil, "../../testdata/bin/"+arch+"/procsym", t.TempDir(), "--race")
+		if code != 0 || out != "race: no open reached the host's /proc/self\n" {
+			t.Errorf("%s race: status %d, %q, stderr %s", arch, code, out, stderr)
+		}
 	}
 }

@@ -7,6 +7,7 @@
 // cmd/uvm's TestProcSymlinkEscape checks it.
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,9 +35,50 @@ static void try(const char *dir, const char *target, const char *suffix, int fla
 	unlink(link);
 }
 
+// race: one thread swaps a symlink between a harmless file and
+// /proc/self/cmdline while another opens it: a check of the name before
+// the open would let some opens through to the host's /proc.
+static volatile int stop;
+static char racelink[4096];
+static void *swapper(void *a) {
+	(void)a;
+	while (!stop) {
+		unlink(racelink);
+		symlink("/proc/cpuinfo", racelink);
+		unlink(racelink);
+		symlink("/proc/self/cmdline", racelink);
+	}
+	return NULL;
+}
+
+static int race(const char *dir) {
+	snprintf(racelink, sizeof racelink, "%s/procsym-race", dir);
+	pthread_t th;
+	pthread_create(&th, NULL, swapper, NULL);
+	int leaks = 0, opened = 0;
+	for (int i = 0; i < 3000; i++) {
+		int fd = open(racelink, O_RDONLY);
+		if (fd < 0)
+			continue;
+		char b[64];
+		ssize_t n = read(fd, b, sizeof b);
+		close(fd);
+		opened++;
+		if (n > 0 && memcmp(b, "processor", 9) != 0)
+			leaks++;
+	}
+	stop = 1;
+	pthread_join(th, NULL);
+	unlink(racelink);
+	printf("race: %s\n", leaks == 0 && opened > 0 ? "no open reached the host's /proc/self" : "LEAKED");
+	return leaks != 0;
+}
+
 int main(int argc, char **argv) {
 	if (argc < 2)
 		return 2;
+	if (argc > 2 && strcmp(argv[2], "--race") == 0)
+		return race(argv[1]);
 	try(argv[1], "/proc/self/mem", "", O_RDWR);
 	try(argv[1], "/proc/self/environ", "", O_RDONLY);
 	try(argv[1], "/proc", "/self/environ", O_RDONLY);
