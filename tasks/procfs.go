@@ -242,6 +242,19 @@ func procHidden(g string) bool {
 	return true
 }
 
+// machineProcFile: the per-process files that /proc/mounts and /proc/net
+// link to describe the machine's mounts and network, not uvm's process;
+// like /proc/cpuinfo they stay the host's (README, Security model).
+func machineProcFile(p string) bool {
+	rest, _ := strings.CutPrefix(p, "/proc/")
+	_, rest, _ = strings.Cut(rest, "/") // the pid, self or thread-self
+	switch rest {
+	case "mounts", "mountinfo", "mountstats", "net":
+		return true
+	}
+	return strings.HasPrefix(rest, "net/")
+}
+
 // formatMaps renders VMAs as /proc/PID/maps does.
 func formatMaps(vmas []vm.VMA) string {
 	var b strings.Builder

@@ -66,5 +66,6 @@ func fdOnHostProc(fd int) bool {
 	if err != nil {
 		return true
 	}
-	return procHidden(string(buf[:n]))
+	p := string(buf[:n])
+	return procHidden(p) && !machineProcFile(p)
 }

@@ -55,7 +55,7 @@ func (t *Task) lookup(gp string) (vfs, string) {
 	if gp == "/proc/self/exe" || gp == "/proc/"+itoa(int(t.tg.pid))+"/exe" {
 		return hostVFS{}, t.tg.mm.ExePath
 	}
-	if procHidden(gp) {
+	if procHidden(gp) && !machineProcFile(gp) {
 		// Not one of the synthetic files (those are served before
 		// lookup is asked): the guest gets ENOENT, never the host's.
 		return hostVFS{}, hiddenHostPath
