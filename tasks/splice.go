@@ -1,13 +1,10 @@
 package tasks
 
 import (
-	"encoding/binary"
 	"io"
 
 	"github.com/uvm-emu/uvm/signals"
 )
-
-func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
 
 // splice(2), tee(2) and vmsplice(2) (fs/splice.c) over uvm's in-kernel
 // pipes. Linux moves page references; uvm copies, at most one pipe buffer
@@ -226,7 +223,7 @@ func (t *Task) sysTee(inFD, outFD int32, n, flags uint64) uint64 {
 
 // sysVmsplice: for a pipe's write end it is writev into the pipe, for its
 // read end readv out of it (Linux maps the pages; uvm copies). The iovec
-// is checked as readv's (rw_copy_check_uvector).
+// is checked as readv's (readIovec).
 func (t *Task) sysVmsplice(fd int32, iov, cnt, flags uint64) uint64 {
 	if flags&^spliceFAll != 0 {
 		return errRet(EINVAL)
@@ -239,23 +236,14 @@ func (t *Task) sysVmsplice(fd int32, iov, cnt, flags uint64) uint64 {
 	if !isPipe {
 		return errRet(EBADF)
 	}
-	const uioMaxIOV = 1024
-	if cnt > uioMaxIOV {
-		return errRet(EINVAL)
-	}
-	raw, e := t.readBuf(iov, cnt*16)
+	segs, _, e := t.readIovec(iov, cnt)
 	if e != 0 {
 		return errRet(e)
 	}
 	nonblock := flags&spliceFNonblock != 0 || f.flags&oNONBLOCK != 0
-	var total, done uint64
-	for i := uint64(0); i < cnt; i++ {
-		base, n := le64(raw[i*16:]), le64(raw[i*16+8:])
-		if int64(n) < 0 || total+n < total || int64(total+n) < 0 {
-			return errRet(EINVAL)
-		}
-		n = min(n, maxRW-total)
-		total += n
+	var done uint64
+	for _, s := range segs {
+		base, n := s.base, s.len
 		for n > 0 {
 			k := min(n, pipeBufSize)
 			var moved uint64

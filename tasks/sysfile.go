@@ -368,30 +368,41 @@ func (t *Task) readPrefix(addr, n uint64) []byte {
 // sysReadv implements readv/writev. A vector of at most rwChunk bytes is
 // written as one buffer (so a pipe write of up to PIPE_BUF stays atomic);
 // a bigger one segment by segment, in chunks.
-func (t *Task) sysReadv(fd int32, iov, cnt uint64, write bool) uint64 {
+// iovSeg is one struct iovec.
+type iovSeg struct{ base, len uint64 }
+
+// readIovec reads and checks cnt struct iovecs at iov as Linux's
+// rw_copy_check_uvector: more than UIO_MAXIOV, a negative length or a sum
+// that overflows ssize_t is EINVAL; the lengths are then capped so that
+// they sum to at most MAX_RW_COUNT. It returns the segments and their sum.
+func (t *Task) readIovec(iov, cnt uint64) ([]iovSeg, uint64, Errno) {
 	const uioMaxIOV = 1024
 	if cnt > uioMaxIOV {
-		return errRet(EINVAL)
+		return nil, 0, EINVAL
 	}
 	raw, e := t.readBuf(iov, cnt*16)
 	if e != 0 {
-		return errRet(e)
+		return nil, 0, e
 	}
-	type seg struct{ base, len uint64 }
-	segs := make([]seg, cnt)
+	segs := make([]iovSeg, cnt)
 	var total uint64
 	for i := range segs {
-		segs[i] = seg{binary.LittleEndian.Uint64(raw[i*16:]), binary.LittleEndian.Uint64(raw[i*16+8:])}
-		// rw_copy_check_uvector: a negative length, or a sum that
-		// overflows ssize_t, is EINVAL; the sum is then capped at
-		// MAX_RW_COUNT.
+		segs[i] = iovSeg{binary.LittleEndian.Uint64(raw[i*16:]), binary.LittleEndian.Uint64(raw[i*16+8:])}
 		if int64(segs[i].len) < 0 || total+segs[i].len < total || int64(total+segs[i].len) < 0 {
-			return errRet(EINVAL)
+			return nil, 0, EINVAL
 		}
 		if total+segs[i].len > maxRW {
 			segs[i].len = maxRW - total
 		}
 		total += segs[i].len
+	}
+	return segs, total, 0
+}
+
+func (t *Task) sysReadv(fd int32, iov, cnt uint64, write bool) uint64 {
+	segs, total, e := t.readIovec(iov, cnt)
+	if e != 0 {
+		return errRet(e)
 	}
 	f, ok := t.tg.fds.get(fd)
 	if !ok || write && f.flags&oACCMODE == oRDONLY || !write && f.flags&oACCMODE == oWRONLY {
