@@ -1,8 +1,8 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -118,17 +118,31 @@ func TestGuestHangIsNotAHostCrash(t *testing.T) {
 			t.Fatal(err)
 		}
 		exited := make(chan error, 1)
+		hanging := make(chan struct{})
 		go func() {
-			io.Copy(io.Discard, out)
+			sc := bufio.NewScanner(out)
+			for sc.Scan() {
+				if sc.Text() == "hanging" {
+					close(hanging)
+				}
+			}
 			exited <- cmd.Wait()
 		}()
-		// Not a timing assertion: a crash happens as soon as both threads
-		// block, so a process still running a second after that hangs.
+		// The guest prints "hanging" just before its last thread blocks;
+		// Go's deadlock abort follows at once, so a process still running
+		// a second after that line hangs (not a timing assertion: a slow
+		// host only delays the line).
+		select {
+		case err := <-exited:
+			t.Errorf("%s: uvm exited (%v) before hanging; stderr:\n%s", arch, err, firstLines(stderr.String(), 8))
+			continue
+		case <-hanging:
+		}
 		select {
 		case err := <-exited:
 			t.Errorf("%s: uvm exited (%v) instead of hanging; stderr:\n%s", arch, err, firstLines(stderr.String(), 8))
 			continue
-		case <-time.After(1500 * time.Millisecond):
+		case <-time.After(time.Second):
 		}
 		cmd.Process.Kill()
 		<-exited
