@@ -150,7 +150,7 @@ func TestSysrootPrograms(t *testing.T) {
 
 // hostCases are the other people's programs both tests run, on files in dir.
 func hostCases(dir string) [][]string {
-	for name, body := range map[string]string{"b.txt": "pear\napple\nfig\n", "a.txt": "one two three\nfour\n"} {
+	for name, body := range map[string]string{"b.txt": "pear\napple\nfig\n", "a.txt": "one two three\nfour\n", "j.json": `{"z": [1, 2.5, "s"], "a": {"k": null}}`} {
 		os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
 	}
 	return [][]string{
@@ -173,6 +173,12 @@ func hostCases(dir string) [][]string {
 		{"/usr/bin/sqlite3", ":memory:", "create table t(x); insert into t values (1),(2),(40); select sum(x), count(*) from t;"},
 		{"/usr/bin/xz", "--version"},
 		{"/bin/bash", "-c", "echo compress me | xz -c | xz -dc"},
+		{"/usr/bin/python3", "-m", "json.tool", "--sort-keys", filepath.Join(dir, "j.json")},
+		{"/usr/bin/python3", "-c", "import subprocess, sys; r = subprocess.run(['/bin/echo', 'from', 'child'], capture_output=True, text=True); print(r.returncode, r.stdout.strip()); sys.exit(3)"},
+		{"/bin/bash", "-c", "d=$(mktemp -d) && sqlite3 $d/f.db 'create table t(a, b); insert into t values (1, \"x\"), (2, \"y\");' && sqlite3 $d/f.db 'select b, a * 10 from t order by a desc;'"},
+		{"/usr/bin/diff", "-u", "--label", "a", "--label", "b", filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")},
+		{"/bin/bash", "-c", "cd " + dir + " && tar -cf - a.txt b.txt | gzip -c | gzip -dc | tar -tvf - --numeric-owner | awk '{print $1, $3, $6}'"},
+		{"/usr/bin/awk", "-F", " ", "{ n += NF; w[NR] = $1 } END { printf \"%d fields, first %s, last %s\\n\", n, w[1], w[NR] }", filepath.Join(dir, "a.txt")},
 		{"/usr/bin/git", "--version"},
 		{"/bin/bash", "-c", "d=$(mktemp -d) && cd $d && git init -q r && cd r && echo hi > f && git add f && git -c user.name=u -c user.email=u@x commit -qm first && git log --format=%s && git cat-file -p HEAD:f"},
 	}
