@@ -100,10 +100,14 @@ type Probe interface {
 
 // ProbeInfo describes an attached probe.
 type ProbeInfo struct {
-	Path       string
-	Name       string
-	Offset     uint64 // file offset
-	Return     bool   // attached with Uretprobe
+	Path   string
+	Name   string
+	Offset uint64 // file offset
+	// Symbol is the function the probe is in and the offset into it
+	// ("malloc+0x0"), from .symtab or .dynsym; "" when no symbol covers
+	// the address.
+	Symbol     string
+	Return     bool // attached with Uretprobe
 	ConsumerID uint64
 	// Hits counts breakpoint hits of the uprobe (all of its consumers).
 	Hits uint64
@@ -114,6 +118,7 @@ type probe struct {
 	u      *uprobe
 	c      *consumer
 	ret    bool
+	sym    string // ProbeInfo.Symbol
 	closed atomic.Bool
 }
 
@@ -136,7 +141,7 @@ func (p *probe) Apply(add bool) error {
 }
 
 func (p *probe) Info() ProbeInfo {
-	return ProbeInfo{Path: p.u.file.path, Name: p.c.name, Offset: p.u.offset, Return: p.ret,
+	return ProbeInfo{Path: p.u.file.path, Name: p.c.name, Offset: p.u.offset, Symbol: p.sym, Return: p.ret,
 		ConsumerID: p.c.id, Hits: p.u.hits.Load()}
 }
 
@@ -452,7 +457,11 @@ func (ex *Executable) attach(symbol string, c Consumer, opts *UprobeOptions, ret
 	if err != nil {
 		return nil, fmt.Errorf("register %s: %w", name, err)
 	}
-	return &probe{sys: ex.sys, u: u, c: cons, ret: ret}, nil
+	var sym string
+	if haveFn && vaddr >= fn.Value {
+		sym = fmt.Sprintf("%s+%#x", fn.Name, vaddr-fn.Value)
+	}
+	return &probe{sys: ex.sys, u: u, c: cons, ret: ret, sym: sym}, nil
 }
 
 // openReader is a fileRef over in-memory contents (tests, synthetic

@@ -3,6 +3,7 @@ package uprobes
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,8 +26,12 @@ func RetReg(a Arch) int { return 0 }
 // and --probe-log: it counts hits per probe and, with a writer, logs one
 // line per hit:
 //
-//	uprobe tid=TID probe=SPEC pc=0x… args=0x…,0x…,0x…,0x…,0x…,0x…
-//	uretprobe tid=TID probe=SPEC func=0x… ret=0x… retaddr=0x…
+//	uprobe tid=TID probe=SPEC [file=NAME off=0xOFF sym=FUNC+0xN] pc=0x… args=0x…,0x…,0x…,0x…,0x…,0x…
+//	uretprobe tid=TID probe=SPEC [file=NAME off=0xOFF sym=FUNC+0xN] func=0x… ret=0x… retaddr=0x…
+//
+// file= and off= (the file's base name and the probe's file offset, the kernel's
+// inode:offset key) and sym= appear once Locate has been told where the
+// probe is.
 type Recorder struct {
 	mu     sync.Mutex
 	w      io.Writer
@@ -34,9 +39,33 @@ type Recorder struct {
 }
 
 type recProbe struct {
-	name string
-	ret  bool
-	hits atomic.Uint64
+	name  string
+	ret   bool
+	where atomic.Pointer[string] // " file=… off=… sym=…" once located (Locate)
+	hits  atomic.Uint64
+}
+
+// Locate records where the probe called name (entries or returns) is:
+// the file, the file offset and the symbol (ProbeInfo), for the log lines.
+func (rec *Recorder) Locate(name string, ret bool, info ProbeInfo) {
+	w := fmt.Sprintf(" file=%s off=%#x", filepath.Base(info.Path), info.Offset)
+	if info.Symbol != "" {
+		w += " sym=" + info.Symbol
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	for _, p := range rec.probes {
+		if p.name == name && p.ret == ret {
+			p.where.Store(&w)
+		}
+	}
+}
+
+func (p *recProbe) location() string {
+	if w := p.where.Load(); w != nil {
+		return *w
+	}
+	return ""
 }
 
 // NewRecorder returns a recorder logging to w (nil: count only).
@@ -53,8 +82,8 @@ func (rec *Recorder) Consumer(name string, ret bool) Consumer {
 		return Consumer{Name: name, RetHandler: func(c *Ctx) {
 			p.hits.Add(1)
 			if rec.w != nil {
-				rec.logf("uretprobe tid=%d probe=%s func=%#x ret=%#x retaddr=%#x\n",
-					c.Task.TID(), name, c.Addr, c.Regs.Reg(RetReg(c.Arch())), c.RetAddr)
+				rec.logf("uretprobe tid=%d probe=%s%s func=%#x ret=%#x retaddr=%#x\n",
+					c.Task.TID(), name, p.location(), c.Addr, c.Regs.Reg(RetReg(c.Arch())), c.RetAddr)
 			}
 		}}
 	}
@@ -63,7 +92,7 @@ func (rec *Recorder) Consumer(name string, ret bool) Consumer {
 		if rec.w != nil {
 			a := ArgRegs(c.Arch())
 			r := c.Regs
-			rec.logf("uprobe tid=%d probe=%s pc=%#x args=%#x,%#x,%#x,%#x,%#x,%#x\n", c.Task.TID(), name, r.PC(),
+			rec.logf("uprobe tid=%d probe=%s%s pc=%#x args=%#x,%#x,%#x,%#x,%#x,%#x\n", c.Task.TID(), name, p.location(), r.PC(),
 				r.Reg(a[0]), r.Reg(a[1]), r.Reg(a[2]), r.Reg(a[3]), r.Reg(a[4]), r.Reg(a[5]))
 		}
 		return 0

@@ -342,6 +342,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stderr, "uvm: probe %s: %v\n", spec, err)
 				return 2
 			}
+			rec.Locate(spec, ret, p.Info())
 			probes = append(probes, p)
 		}
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"debug/elf"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -76,6 +78,44 @@ func TestUprobeHitCounts(t *testing.T) {
 		}
 		if !regexp.MustCompile(`(?m)^t_push\s+uretprobe\s+1000$`).MatchString(e.String()) {
 			t.Errorf("%s: t_push uretprobe: want 1000 hits in\n%s", arch, e.String())
+		}
+	}
+}
+
+// TestProbeLogLocation: every --probe-log line names the probed file, the
+// file offset (the kernel's inode:offset key) and the symbol with the
+// offset into it, for symbol, symbol+offset and raw-address specs.
+func TestProbeLogLocation(t *testing.T) {
+	for _, arch := range guestArches {
+		bin, _ := filepath.Abs(filepath.Join("../../uprobes/testdata/bin", arch, "probetargets"))
+		f, err := elf.Open(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		syms, _ := f.Symbols()
+		f.Close()
+		var push uint64
+		for _, s := range syms {
+			if s.Name == "t_push" {
+				push = s.Value
+			}
+		}
+		log := filepath.Join(t.TempDir(), "log")
+		var o, e strings.Builder
+		code := run([]string{"run", "--det", "--probe-log", log, "--uprobe", "t_nop", "--uretprobe", "t_push",
+			"--uprobe", fmt.Sprintf("%#x", push), bin, "loop", "2"}, strings.NewReader(""), &o, &e)
+		if code != 0 {
+			t.Fatalf("%s: status %d: %s", arch, code, e.String())
+		}
+		b, _ := os.ReadFile(log)
+		for _, want := range []string{
+			`(?m)^uprobe tid=\d+ probe=t_nop file=probetargets off=0x[0-9a-f]+ sym=t_nop\+0x0 pc=`,
+			`(?m)^uretprobe tid=\d+ probe=t_push file=probetargets off=0x[0-9a-f]+ sym=t_push\+0x0 func=`,
+			fmt.Sprintf(`(?m)^uprobe tid=\d+ probe=%#x file=probetargets off=0x[0-9a-f]+ sym=t_push\+0x0 pc=%#x `, push, push),
+		} {
+			if !regexp.MustCompile(want).Match(b) {
+				t.Errorf("%s: no line matching %s in\n%s", arch, want, b)
+			}
 		}
 	}
 }
