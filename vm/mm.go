@@ -352,6 +352,11 @@ type MM struct {
 	// putLater holds copy-on-write pages unmapped under mu whose
 	// mapcount unlockPut drops after the shootdown (protected by mu).
 	putLater []*Page
+	// flushPending: a present translation was removed or narrowed under
+	// mu (munmap, mprotect, MADV_DONTNEED/REMOVE, mremap), so unlockPut
+	// waits for the other CPUs to drop it before the call returns, as
+	// Linux's flush_tlb_range does (protected by mu).
+	flushPending bool
 
 	// users counts the processes using the address space (mm_users:
 	// CLONE_VM children share it); the last DropUser releases it.
@@ -487,6 +492,7 @@ func (m *MM) putPage(p *Page) {
 // still copy it before writing.
 func (m *MM) zapPTE(vpn uint64, p *Page) {
 	m.setPTE(vpn, pte{})
+	m.flushPending = true
 	if p.mapcount.Load() > 1 {
 		m.putLater = append(m.putLater, p)
 		return
@@ -494,18 +500,21 @@ func (m *MM) zapPTE(vpn uint64, p *Page) {
 	m.putPage(p)
 }
 
-// unlockPut releases m.mu (held for writing) and then drops the shared
-// pages zapPTE set aside: first every other CPU of this space drops its
-// translations (shootdown), so that once another owner writes such a
-// page in place no thread here can still read it (Linux flushes the TLB
-// before it drops the page's mapping).
+// unlockPut releases m.mu (held for writing) and then, when translations
+// were removed or narrowed (flushPending), waits until every other CPU
+// of this space has dropped them (shootdown) before it drops the shared
+// pages zapPTE set aside and returns: once munmap or mprotect returns no
+// thread can still reach the old page, and once another owner writes
+// such a page in place no thread here can still read it (Linux flushes
+// the TLB before it drops the page's mapping).
 func (m *MM) unlockPut() {
 	put := m.putLater
 	m.putLater = nil
-	if len(put) == 0 {
+	if len(put) == 0 && !m.flushPending {
 		m.mu.Unlock()
 		return
 	}
+	m.flushPending = false
 	g := m.gen.Add(1)
 	m.mu.Unlock()
 	m.shootdown(nil, g)
@@ -745,6 +754,9 @@ func (m *MM) Unmap(start, end uint64) {
 // the others.
 func (m *MM) Protect(start, end uint64, prot Prot) error {
 	return m.updateRange(start, end, nil, func(v *VMA) { v.Prot = prot }, func(_ uint64, e *pte) {
+		if e.prot&^prot != 0 {
+			m.flushPending = true // a permission taken away
+		}
 		e.prot = prot
 		e.page.CodeVersion.Add(1)
 	})
@@ -782,7 +794,7 @@ func (m *MM) updateRange(start, end uint64, check func(*VMA) error, set func(*VM
 		return ErrNoMem
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer m.unlockPut()
 	for a := start; a < end; {
 		i := m.vmaLocked(a)
 		if i < 0 {
@@ -1158,7 +1170,7 @@ func (m *MM) Discard(start, end uint64) {
 // fails on any private part (EINVAL in Linux).
 func (m *MM) Remove(start, end uint64) error {
 	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer m.unlockPut()
 	vs := m.overlapping(start, end)
 	for _, v := range vs {
 		if v.Obj == nil {
@@ -1169,6 +1181,7 @@ func (m *MM) Remove(start, end uint64) error {
 		lo, hi := max(start, v.Start), min(end, v.End)
 		pgoff := (v.Offset + lo - v.Start) >> PageShift
 		v.Obj.zero(pgoff, (hi-lo)>>PageShift)
+		m.flushPending = true
 		if v.Obj.File != nil {
 			var zero [PageSize]byte
 			for a := lo; a < hi; a += PageSize {
@@ -1319,6 +1332,7 @@ func (m *MM) moveLocked(old, oldLen, new, newLen uint64) error {
 			pages = append(pages, moved{off, *e})
 			e.page.CodeVersion.Add(1)
 			m.setPTE(vpn, pte{})
+			m.flushPending = true
 		}
 	})
 	// The old area's pages go with it: no writeback, the object stays.
