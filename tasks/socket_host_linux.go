@@ -381,6 +381,9 @@ func hostSocket(t *Task, a [6]uint64) (uint64, bool) {
 	switch {
 	case base == sockSTREAM && (proto == 0 || proto == ipprotoTCP):
 		proto = ipprotoTCP
+	case base == sockSTREAM && proto == ipprotoMPTCP:
+		// Multipath TCP (Go's listeners ask for it): the host kernel
+		// says whether it has it.
 	case base == sockDGRAM && (proto == 0 || proto == ipprotoUDP):
 		proto = ipprotoUDP
 	default:
@@ -741,6 +744,9 @@ var hostSockOpts = func() map[sockOpt]bool {
 }()
 
 const hostOptMax = 256
+
+// ipprotoMPTCP is IPPROTO_MPTCP.
+const ipprotoMPTCP = 262
 
 func hostSetsockopt(t *Task, a [6]uint64) (uint64, bool) {
 	h, _, ok := t.hostSockOf(a[0])

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"io"
 	"net"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -74,6 +75,18 @@ func TestNetHost(t *testing.T) {
 				out, errOut, code := runNetHost(t, nil, bin, "refused", port)
 				if want := "connect: Connection refused\n"; code != 0 || out != want {
 					t.Fatalf("status %d stdout %q want %q stderr %q", code, out, want, errOut)
+				}
+			})
+			t.Run("go-net", func(t *testing.T) {
+				// The corpus's Go net guest (netpoller, TCP over 127.0.0.1
+				// and [::1], UDP, a refused dial), now on host sockets.
+				want, err := os.ReadFile("../../testdata/expected/go-net.out")
+				if err != nil {
+					t.Fatal(err)
+				}
+				out, errOut, code := runNetHost(t, nil, filepath.Join(goGuestDir(t, arch), "net"))
+				if code != 0 || out != string(want) || errOut != "" {
+					t.Fatalf("status %d\nstdout:\n%s\nwant:\n%s\nstderr:\n%s", code, out, want, errOut)
 				}
 			})
 			t.Run("server", func(t *testing.T) {
