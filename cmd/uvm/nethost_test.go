@@ -162,3 +162,23 @@ func (l *lineWatch) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// TestTraceSockaddr: --strace shows socket addresses as strace does.
+func TestTraceSockaddr(t *testing.T) {
+	for _, arch := range guestArches {
+		bin, _ := filepath.Abs(filepath.Join("../../testdata/bin", arch, "sock_inet"))
+		var o, e bytes.Buffer
+		if code := run([]string{"run", "--det", "--clean-env", "--strace=-", bin}, strings.NewReader(""), &o, &e); code != 0 {
+			t.Fatalf("%s: status %d", arch, code)
+		}
+		for _, want := range []string{
+			` bind(0x3, {sa_family=AF_INET, sin_port=htons(0), sin_addr=inet_addr("127.0.0.1")}, 0x10, `,
+			` accept(0x3, {sa_family=AF_INET, sin_port=htons(32769), sin_addr=inet_addr("127.0.0.1")}, 0x`,
+			`, inet_pton(AF_INET6, "::1", &sin6_addr), sin6_scope_id=0}, `,
+		} {
+			if !strings.Contains(e.String(), want) {
+				t.Errorf("%s: no %q in the trace", arch, want)
+			}
+		}
+	}
+}
