@@ -102,6 +102,10 @@ type Options struct {
 	// [vvar] page and no AT_SYSINFO_EHDR, so the guest makes syscalls for
 	// time (arm64 keeps a one-page signal-return trampoline).
 	NoVDSO bool
+	// Net is the network: NetLoopback (default: in the emulated kernel)
+	// or NetHost (AF_INET/AF_INET6 on the host's network; parallel mode
+	// on Linux hosts only). See socket_host.go.
+	Net string
 }
 
 // DefaultQuantum is the deterministic scheduler's default time slice.
@@ -329,6 +333,9 @@ func (k *Kernel) Start(path string, argv []string) (*ThreadGroup, error) {
 func (k *Kernel) load(path string, argv []string) (*Task, error) {
 	if k.fsErr != nil {
 		return nil, fmt.Errorf("--root: %w", k.fsErr)
+	}
+	if err := k.netOptErr(); err != nil {
+		return nil, err
 	}
 	var data []byte
 	var err error

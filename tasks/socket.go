@@ -1509,4 +1509,5 @@ func init() {
 	registerSyscall("recvmmsg", sysRecvmmsg)
 	registerSyscall("setsockopt", sysSetsockopt)
 	registerSyscall("getsockopt", sysGetsockopt)
+	wrapHostSockCalls()
 }

@@ -142,6 +142,11 @@ func sysSetsockopt(t *Task, a [6]uint64) uint64 {
 	if e != 0 {
 		return errRet(e)
 	}
+	return t.setsockoptOn(s, a)
+}
+
+// setsockoptOn is setsockopt on s (also a --net=host socket's shadow).
+func (t *Task) setsockoptOn(s *sock, a [6]uint64) uint64 {
 	level, name, optlen := int(int32(a[1])), int(int32(a[2])), int32(a[4])
 	if optlen < 0 {
 		return errRet(EINVAL)
@@ -253,6 +258,11 @@ func sysGetsockopt(t *Task, a [6]uint64) uint64 {
 	if e != 0 {
 		return errRet(e)
 	}
+	return t.getsockoptOn(s, a)
+}
+
+// getsockoptOn is getsockopt on s (also a --net=host socket's shadow).
+func (t *Task) getsockoptOn(s *sock, a [6]uint64) uint64 {
 	level, name := int(int32(a[1])), int(int32(a[2]))
 	lb, e := t.readBuf(a[4], 4)
 	if e != 0 {

@@ -108,7 +108,8 @@ func (k *Kernel) traceSyscall(t *Task, no sysno, nr uint64, args [6]uint64, ret 
 		return
 	}
 	var b strings.Builder
-	if name := t.tg.arch.names[nr]; no == sysNone && namedSyscalls[name] != nil {
+	name := t.tg.arch.names[nr]
+	if no == sysNone && namedSyscalls[name] != nil {
 		fmt.Fprintf(&b, "%d %s(", t.tid, name)
 	} else if no == sysNone {
 		fmt.Fprintf(&b, "%d syscall_%d(", t.tid, nr)
@@ -118,6 +119,10 @@ func (k *Kernel) traceSyscall(t *Task, no sysno, nr uint64, args [6]uint64, ret 
 	for i, a := range args {
 		if i > 0 {
 			b.WriteString(", ")
+		}
+		if sa, ok := t.traceSockaddrArg(name, i, args, ret); ok && no == sysNone {
+			b.WriteString(sa) // socket_trace.go
+			continue
 		}
 		fmt.Fprintf(&b, "%#x", a)
 	}

@@ -10,3 +10,10 @@ import "errors"
 func openRootVFS(dir string, ro bool) (vfs, error) {
 	return nil, errors.New("--root is only available on Linux hosts (it needs openat2 RESOLVE_IN_ROOT)")
 }
+
+// rootVFS is never made outside Linux (openRootVFS refuses); the type
+// exists for the portable code that asks whether a vfs is one.
+type rootVFS struct {
+	vfs
+	ro bool
+}

@@ -106,6 +106,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		icacheMode = fl.String("icache", "", "arm64 I-side with the cache model: strict (default: code needs DC CVAU, IC IVAU and ISB) or coherent; implies --cache-model")
 		redecode   = fl.Bool("redecode", false, "decode every instruction afresh before executing it (slow; differential test of the predecoded-instruction cache)")
 	)
+	netMode := fl.String("net", tasks.NetLoopback, "network: loopback (in the emulated kernel) or host (AF_INET/AF_INET6 sockets are host sockets; not with --det)")
 	vdsoMode := fl.String("vdso", "on", "on: map a vDSO (time without syscalls, AT_SYSINFO_EHDR); off: none, as Linux's vdso=0")
 	limitFl := addLimitFlags(fl)
 	var uprobeSpecs, uretprobeSpecs, uprobeOpts listFlag
@@ -165,6 +166,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		opts.CacheModel = icache.NewModels(cfg)
 	}
 	opts.Redecode = *redecode
+	opts.Net = *netMode
 	switch *vdsoMode {
 	case "on", "1":
 	case "off", "0":
