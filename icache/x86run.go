@@ -11,13 +11,17 @@ import (
 // and, when it is new, also the instructions that follow it in the page,
 // into consecutive records of one chunk, setting each record's Run (the
 // count of sequential successors that follow it in memory). The x86
-// interpreter then executes a run by walking a slice (RunOf) with the
-// budget checked once per run, not with an index lookup, page check and
-// budget check per instruction.
+// interpreter then executes a run by stepping from record to record
+// (RunNext, up to RunLast) with the budget checked once per run, not
+// with an index lookup, page check and budget check per instruction.
 //
-// Decoding ahead never changes what executes: it stops before an
-// instruction that might run into the next page (only the instruction
-// being executed may mark that page as code), before bytes that do not
+// Decoding ahead keeps X86Cache's self-modifying-code rule (a store to
+// code is seen by instruction fetch after the next taken branch or page
+// crossing, where the interpreter checks X86Page.Valid); a store that
+// changes a later instruction of the straight line it is executing may
+// now be seen only there, which that rule allows. It stops before an
+// instruction that might run into the next page (only an instruction
+// being executed marks that page as code), before bytes that do not
 // decode, at an offset that already has a record, and after an
 // unconditional transfer of control (after which the bytes may be data).
 // A run does continue past conditional branches: the fall-through is
@@ -34,7 +38,7 @@ const (
 
 // DecodeRun is Decode that also decodes the straight-line run after a
 // newly decoded instruction (see above). The returned record is the one
-// at pc; RunOf(r) is its run.
+// at pc, the first of its run.
 func (p *X86Page) DecodeRun(mm *vm.MM, pc uint64) (*decode.X86, *vm.Fault, DecodeResult) {
 	off := pc & vm.PageMask
 	p.mu.Lock()
@@ -90,14 +94,6 @@ func (p *X86Page) DecodeRun(mm *vm.MM, pc uint64) (*decode.X86, *vm.Fault, Decod
 	return r, nil, DecodeOK
 }
 
-// RunOf returns the straight-line run starting at r, a record of this
-// cache: r and its r.Run successors.
-func RunOf(r *decode.X86) []decode.X86 {
-	// The successors are the following elements of r's chunk array
-	// (DecodeRun), so the slice stays inside that allocation.
-	return unsafe.Slice(r, int(r.Run)+1)
-}
-
 // x86EndsRun reports whether no instruction after op is decoded ahead:
 // unconditional transfers of control, and instructions that always end
 // execution at themselves.
@@ -109,4 +105,27 @@ func x86EndsRun(op decode.X86Op) bool {
 		return true
 	}
 	return false
+}
+
+// RunLast returns the last record of r's run when at most max (>= 1)
+// instructions of it may execute. A run's records are consecutive
+// elements of one chunk array (DecodeRun), so RunLast, RunNext and
+// RunIndex stay inside that allocation.
+func RunLast(r *decode.X86, max uint64) *decode.X86 {
+	k := uint64(r.Run)
+	if k >= max {
+		k = max - 1
+	}
+	return (*decode.X86)(unsafe.Add(unsafe.Pointer(r), uintptr(k)*unsafe.Sizeof(*r)))
+}
+
+// RunNext returns the record after r in its run (r must not be the
+// last: r.Run > 0).
+func RunNext(r *decode.X86) *decode.X86 {
+	return (*decode.X86)(unsafe.Add(unsafe.Pointer(r), unsafe.Sizeof(*r)))
+}
+
+// RunIndex returns the position of r in the run that starts at first.
+func RunIndex(first, r *decode.X86) uint64 {
+	return uint64((uintptr(unsafe.Pointer(r)) - uintptr(unsafe.Pointer(first))) / unsafe.Sizeof(*r))
 }

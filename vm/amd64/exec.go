@@ -71,6 +71,9 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 		step   bool
 		pg     *icache.X86Page
 		pgBase uint64
+		// first and last are the current run's first record and the
+		// last one the budget lets execute; first is nil between runs.
+		first, last *decode.X86
 	}
 	st.limit, st.step, st.pgBase = limit, step, ^uint64(0)
 	if c.cm != nil { // cache model hooks: cachemodel.go
@@ -82,16 +85,13 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 	g := &c.regs.GPR
 	// The outer loop finds a straight-line run of predecoded records
 	// (icache.DecodeRun) and cuts it to the budget; the inner loop
-	// (label insn) executes it. The page, the budget and the record
-	// lookup are checked once per run, and pc is kept only between
-	// runs: an instruction's own address is in.PC. i counts the
-	// instructions of the run retired so far.
-	var blk []decode.X86
-	var i int
+	// (label insn) executes it, stepping in through the run's records.
+	// The page, the budget and the record lookup are checked once per
+	// run, and pc is kept only between runs: an instruction's own
+	// address is in.PC. The instructions of a run retired so far are
+	// icache.RunIndex(st.first, in).
 
 	for {
-		st.n += uint64(i)
-		i = 0
 		if st.n >= st.limit {
 			goto budget
 		}
@@ -120,13 +120,9 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 			}
 			in = r
 		}
-		blk = icache.RunOf(in)
-		if rem := st.limit - st.n; uint64(len(blk)) > rem {
-			blk = blk[:rem]
-		}
+		st.first, st.last = in, icache.RunLast(in, st.limit-st.n)
 
 	insn:
-		in = &blk[i]
 		switch in.Op {
 		// Specialised forms (decode.specializeX86): Width is 4 or 8 and
 		// register operands are plain GPRs of that width, so a masked
@@ -583,7 +579,7 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 			next = in.PC + uint64(in.Len)
 			g[1] = next
 			g[11] = f &^ (1 << 16) // RF is cleared in the saved copy
-			i++
+			st.n++
 			exit = vm.Exit{Reason: vm.ExitSyscall, PC: next}
 			pc = next
 			goto done
@@ -591,7 +587,7 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 			a, b, cc, d := c.cpuidModel(uint32(g[0]), uint32(g[1]))
 			g[0], g[3], g[1], g[2] = uint64(a), uint64(b), uint64(cc), uint64(d)
 		case decode.X86Rdtsc, decode.X86Rdtscp:
-			t := c.retired + st.n + uint64(i)
+			t := c.retired + st.n + icache.RunIndex(st.first, in)
 			if c.TSC != nil {
 				t = c.TSC(t, in.PC)
 			}
@@ -602,7 +598,7 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 		case decode.X86Nop, decode.X86Prefetch:
 		case decode.X86Pause:
 			if c.interrupt.Load() {
-				i++
+				st.n++
 				pc = in.PC + uint64(in.Len)
 				c.interrupt.Store(false)
 				exit = vm.Exit{Reason: vm.ExitBudget, PC: pc}
@@ -658,16 +654,18 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 			res = xUndef
 			goto except
 		}
-		i++
-		if i < len(blk) {
+		if in != st.last {
+			in = icache.RunNext(in)
 			goto insn
 		}
+		st.n += icache.RunIndex(st.first, in) + 1
+		st.first = nil
 		pc = in.PC + uint64(in.Len)
 		continue
 
 	taken:
-		st.n += uint64(i) + 1
-		i = 0
+		st.n += icache.RunIndex(st.first, in) + 1
+		st.first = nil
 		if c.cm != nil {
 			c.cmTaken(pc, in.PC+uint64(in.Len), st.n)
 		}
@@ -715,7 +713,9 @@ except:
 	}
 
 done:
-	st.n += uint64(i)
+	if st.first != nil {
+		st.n += icache.RunIndex(st.first, in)
+	}
 	if c.cm != nil {
 		c.cmFetch(exit.PC, st.n)
 	}
