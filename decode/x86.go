@@ -33,6 +33,16 @@ type X86 struct {
 	Imm   int64  // immediate (sign-extended, masked to width as needed)
 	Imm2  int64  // second immediate (ENTER)
 	Aux   uint32 // op-specific extra data (see the op constants)
+
+	// Run is set by the instruction cache (icache.X86Page.DecodeRun):
+	// the number of records that follow this one in memory and are its
+	// sequential successors (each starts where the previous one ends),
+	// so an interpreter walks a straight-line run without an index
+	// lookup per instruction. 0 from the decoder.
+	Run uint8
+	// PC is the instruction's address, set by the instruction cache
+	// (0 from the decoder).
+	PC uint64
 }
 
 // X86ArgKind says what an operand is.

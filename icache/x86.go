@@ -122,9 +122,19 @@ const (
 // Decode decodes the instruction at pc (in this page), caches and returns
 // it. mm is the address space the page belongs to.
 func (p *X86Page) Decode(mm *vm.MM, pc uint64) (*decode.X86, *vm.Fault, DecodeResult) {
-	off := pc & vm.PageMask
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	r, f, res := p.decodeLocked(mm, pc)
+	if res == DecodeOK && p.index[pc&vm.PageMask].Load() == nil {
+		p.index[pc&vm.PageMask].Store(r)
+	}
+	return r, f, res
+}
+
+// decodeLocked is Decode with p.mu held, except that a new record is
+// returned unpublished (its index entry is still nil).
+func (p *X86Page) decodeLocked(mm *vm.MM, pc uint64) (*decode.X86, *vm.Fault, DecodeResult) {
+	off := pc & vm.PageMask
 	if r := p.index[off].Load(); r != nil {
 		return r, nil, DecodeOK
 	}
@@ -135,6 +145,7 @@ func (p *X86Page) Decode(mm *vm.MM, pc uint64) (*decode.X86, *vm.Fault, DecodeRe
 	n := copy(buf[:15], p.page.Data[off:])
 	var rec decode.X86
 	err := decode.DecodeX86Into(buf[:n], pc, &rec)
+	rec.PC = pc
 	if (err == decode.ErrTruncated || err == decode.ErrUndefined) && n < 15 {
 		// The instruction may run into the next page. (An "undefined"
 		// result can also come from missing bytes that the decoder
@@ -157,12 +168,13 @@ func (p *X86Page) Decode(mm *vm.MM, pc uint64) (*decode.X86, *vm.Fault, DecodeRe
 				p.nextVer.Store(nv)
 				p.next.Store(np)
 				rec, err = rec2, err2
+				rec.PC = pc
 			}
 		}
 	}
 	if err != nil && err != decode.ErrUndefined {
 		// Still truncated with 15 bytes cannot happen; treat as undefined.
-		rec = decode.X86{Op: decode.X86Undefined, Len: 1}
+		rec = decode.X86{Op: decode.X86Undefined, Len: 1, PC: pc}
 	}
 	if p.chunk == nil || p.used == x86ChunkSize {
 		p.chunk = new([x86ChunkSize]decode.X86)
@@ -171,7 +183,6 @@ func (p *X86Page) Decode(mm *vm.MM, pc uint64) (*decode.X86, *vm.Fault, DecodeRe
 	r := &p.chunk[p.used]
 	p.used++
 	*r = rec
-	p.index[off].Store(r)
 	return r, nil, DecodeOK
 }
 

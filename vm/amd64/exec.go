@@ -61,36 +61,58 @@ var fence atomic.Uint32
 func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 	c.tlb.Sync()
 	pc := c.regs.RIP
-	var n uint64
+	// st is the state of the outer loop, kept in memory (a struct of
+	// more than four fields is not an SSA value) so that the inner loop
+	// carries only the run, its index and the CPU in registers: a case
+	// that calls out then reloads three values, not eight.
+	var st struct {
+		n      uint64 // instructions retired before the current run
+		limit  uint64
+		step   bool
+		pg     *icache.X86Page
+		pgBase uint64
+		// first and last are the current run's first record and the
+		// last one the budget lets execute; first is nil between runs.
+		first, last *decode.X86
+	}
+	st.limit, st.step, st.pgBase = limit, step, ^uint64(0)
 	if c.cm != nil { // cache model hooks: cachemodel.go
 		c.cmEnter(pc)
 	}
-	var pg *icache.X86Page
-	pgBase := ^uint64(0)
 	var in *decode.X86
 	var next uint64
 	var res xres
 	g := &c.regs.GPR
+	// The outer loop finds a straight-line run of predecoded records
+	// (icache.DecodeRun) and cuts it to the budget; the inner loop
+	// (label insn) executes it, stepping in through the run's records.
+	// The page, the budget and the record lookup are checked once per
+	// run, and pc is kept only between runs: an instruction's own
+	// address is in.PC. The instructions of a run retired so far are
+	// icache.RunIndex(st.first, in).
 
 	for {
-		if pc&^uint64(vm.PageMask) != pgBase {
+		if st.n >= st.limit {
+			goto budget
+		}
+		if pc&^uint64(vm.PageMask) != st.pgBase {
 			p, f := c.page(pc)
 			if f != nil {
 				exit = vm.Exit{Reason: vm.ExitFault, PC: pc, Fault: *f}
 				goto done
 			}
-			pg = p
-			pgBase = pc &^ uint64(vm.PageMask)
+			st.pg = p
+			st.pgBase = pc &^ uint64(vm.PageMask)
 		}
-		in = pg.At(pc)
+		in = st.pg.At(pc)
 		if in == nil {
-			r, f, dr := pg.Decode(c.mm, pc)
+			r, f, dr := st.pg.DecodeRun(c.mm, pc)
 			// Decoding an instruction that runs into the next page may
 			// have marked that page as code (vm.MM.CodePage).
 			c.tlb.Sync()
 			switch dr {
 			case icache.DecodeStale:
-				pgBase = ^uint64(0)
+				st.pgBase = ^uint64(0)
 				continue
 			case icache.DecodeFault:
 				exit = vm.Exit{Reason: vm.ExitFault, PC: pc, Fault: *f}
@@ -98,8 +120,9 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 			}
 			in = r
 		}
-		next = pc + uint64(in.Len)
+		st.first, st.last = in, icache.RunLast(in, st.limit-st.n)
 
+	insn:
 		switch in.Op {
 		// Specialised forms (decode.specializeX86): Width is 4 or 8 and
 		// register operands are plain GPRs of that width, so a masked
@@ -463,6 +486,7 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 			goto taken
 		case decode.X86Call:
 			sp := g[4] - 8
+			next = in.PC + uint64(in.Len)
 			if !c.tlb.Store64(sp, next) {
 				res = xFault
 				goto except
@@ -480,6 +504,7 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 				goto except
 			}
 			sp := g[4] - 8
+			next = in.PC + uint64(in.Len)
 			if !c.tlb.Store64(sp, next) {
 				res = xFault
 				goto except
@@ -551,9 +576,10 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 		// System.
 		case decode.X86Syscall:
 			f := c.rflags()
+			next = in.PC + uint64(in.Len)
 			g[1] = next
 			g[11] = f &^ (1 << 16) // RF is cleared in the saved copy
-			n++
+			st.n++
 			exit = vm.Exit{Reason: vm.ExitSyscall, PC: next}
 			pc = next
 			goto done
@@ -561,9 +587,9 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 			a, b, cc, d := c.cpuidModel(uint32(g[0]), uint32(g[1]))
 			g[0], g[3], g[1], g[2] = uint64(a), uint64(b), uint64(cc), uint64(d)
 		case decode.X86Rdtsc, decode.X86Rdtscp:
-			t := c.retired + n
+			t := c.retired + st.n + icache.RunIndex(st.first, in)
 			if c.TSC != nil {
-				t = c.TSC(t, pc)
+				t = c.TSC(t, in.PC)
 			}
 			g[0], g[2] = t&0xFFFFFFFF, t>>32
 			if in.Op == decode.X86Rdtscp {
@@ -572,8 +598,8 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 		case decode.X86Nop, decode.X86Prefetch:
 		case decode.X86Pause:
 			if c.interrupt.Load() {
-				n++
-				pc = next
+				st.n++
+				pc = in.PC + uint64(in.Len)
 				c.interrupt.Store(false)
 				exit = vm.Exit{Reason: vm.ExitBudget, PC: pc}
 				goto done
@@ -586,7 +612,7 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 				goto except
 			}
 		case decode.X86Int3:
-			exit = vm.Exit{Reason: vm.ExitBreakpoint, PC: pc}
+			exit = vm.Exit{Reason: vm.ExitBreakpoint, PC: in.PC}
 			goto done
 		case decode.X86Int, decode.X86Priv:
 			res = xPriv
@@ -597,7 +623,7 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 			goto except
 		default:
 			if in.Op >= decode.X86SSEBase {
-				switch c.execSSE(in, pc) {
+				switch c.execSSE(in, in.PC) {
 				case sseOK:
 				case sseFault:
 					res = xFault
@@ -628,23 +654,26 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 			res = xUndef
 			goto except
 		}
-		n++
-		pc = next
-		if n >= limit {
-			goto budget
+		if in != st.last {
+			in = icache.RunNext(in)
+			goto insn
 		}
+		st.n += icache.RunIndex(st.first, in) + 1
+		st.first = nil
+		pc = in.PC + uint64(in.Len)
 		continue
 
 	taken:
-		n++
+		st.n += icache.RunIndex(st.first, in) + 1
+		st.first = nil
 		if c.cm != nil {
-			c.cmTaken(pc, next, n)
+			c.cmTaken(pc, in.PC+uint64(in.Len), st.n)
 		}
-		if n >= limit {
+		if st.n >= st.limit {
 			goto budget
 		}
-		if pc&^uint64(vm.PageMask) == pgBase && !pg.Valid() {
-			pgBase = ^uint64(0)
+		if pc&^uint64(vm.PageMask) == st.pgBase && !st.pg.Valid() {
+			st.pgBase = ^uint64(0)
 		}
 		if c.interrupt.Load() {
 			c.interrupt.Store(false)
@@ -654,7 +683,7 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 	}
 
 budget:
-	if step {
+	if st.step {
 		exit = vm.Exit{Reason: vm.ExitStep, PC: pc}
 	} else {
 		exit = vm.Exit{Reason: vm.ExitBudget, PC: pc}
@@ -662,6 +691,7 @@ budget:
 	goto done
 
 except:
+	pc = in.PC
 	switch res {
 	case xFault:
 		exit = vm.Exit{Reason: vm.ExitFault, PC: pc, Fault: c.tlb.Fault}
@@ -683,11 +713,14 @@ except:
 	}
 
 done:
+	if st.first != nil {
+		st.n += icache.RunIndex(st.first, in)
+	}
 	if c.cm != nil {
-		c.cmFetch(exit.PC, n)
+		c.cmFetch(exit.PC, st.n)
 	}
 	c.regs.RIP = exit.PC
-	c.retired += n
+	c.retired += st.n
 	return exit
 }
 
