@@ -321,6 +321,10 @@ func (t *Task) run() {
 				return
 			}
 		case vm.ExitFault:
+			if ex.Fault.Watch != 0 {
+				t.debugWatchFault(ex) // a debugger's watchpoint (debug_watch.go)
+				continue
+			}
 			if ex.Fault.OOM {
 				// Not the guest's fault: the kernel's out-of-memory
 				// path, then the instruction runs again.

@@ -181,6 +181,12 @@ func (t *gdbTarget) SetBreakpoint(kind gdbstub.BreakKind, addr, length uint64, i
 			t.hw[addr] = insert
 		}
 		return nil
+	case gdbstub.WatchWrite:
+		return t.d.SetWatchpoint(vm.WatchWrite, addr, length, insert)
+	case gdbstub.WatchRead:
+		return t.d.SetWatchpoint(vm.WatchRead, addr, length, insert)
+	case gdbstub.WatchAccess:
+		return t.d.SetWatchpoint(vm.WatchAccess, addr, length, insert)
 	}
 	return gdbstub.ErrUnsupported
 }
