@@ -31,8 +31,8 @@ import (
 type WatchKind uint8
 
 const (
-	WatchWrite  WatchKind = 1                       // gdb's watch (Z2)
-	WatchRead   WatchKind = 2                       // rwatch (Z3)
+	WatchWrite  WatchKind = 1                      // gdb's watch (Z2)
+	WatchRead   WatchKind = 2                      // rwatch (Z3)
 	WatchAccess           = WatchWrite | WatchRead // awatch (Z4)
 )
 
