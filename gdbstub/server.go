@@ -241,8 +241,14 @@ func (s *session) query(p []byte) []byte {
 	name, args, _ := bytes.Cut(p, []byte(":"))
 	switch string(name) {
 	case "qSupported":
-		return []byte(fmt.Sprintf("PacketSize=%x;QStartNoAckMode+;qXfer:features:read+;qXfer:threads:read+;"+
+		b := []byte(fmt.Sprintf("PacketSize=%x;QStartNoAckMode+;qXfer:features:read+;qXfer:threads:read+;"+
 			"qXfer:auxv:read+;qXfer:exec-file:read+;swbreak+;hwbreak+;vContSupported+", s.max))
+		if _, ok := s.t.(SyscallCatcher); ok {
+			b = append(b, ";QCatchSyscalls+"...)
+		}
+		return b
+	case "QCatchSyscalls":
+		return s.catchSyscalls(args)
 	case "QStartNoAckMode":
 		return replyOK
 	case "qAttached":
@@ -741,8 +747,50 @@ func (s *session) stopReply(st Stop) []byte {
 	if st.Break < 0 || st.Break >= breakKindsCount {
 		b = b[:3]
 	}
+	switch st.Event {
+	case EventSyscallEntry:
+		b = fmt.Appendf(b[:3], "syscall_entry:%x;", st.Syscall)
+	case EventSyscallReturn:
+		b = fmt.Appendf(b[:3], "syscall_return:%x;", st.Syscall)
+	}
 	if st.Thread > 0 {
 		b = fmt.Appendf(b, "thread:%x;", st.Thread)
 	}
 	return b
+}
+
+// catchSyscalls handles QCatchSyscalls:0 and QCatchSyscalls:1[;NR]...
+func (s *session) catchSyscalls(args []byte) []byte {
+	c, ok := s.t.(SyscallCatcher)
+	if !ok {
+		return replyEmpty
+	}
+	if s.exited {
+		return errReply(1)
+	}
+	f := bytes.Split(args, []byte(";"))
+	var err error
+	switch {
+	case len(f) == 1 && string(f[0]) == "0":
+		err = c.CatchSyscalls(false, nil)
+	case string(f[0]) == "1":
+		var nrs []uint64
+		if len(f) > 1 {
+			nrs = make([]uint64, 0, len(f)-1) // bounded by the packet size
+			for _, x := range f[1:] {
+				nr, ok := parseHex(x)
+				if !ok || nr >= 1<<16 {
+					return errReply(1)
+				}
+				nrs = append(nrs, nr)
+			}
+		}
+		err = c.CatchSyscalls(true, nrs)
+	default:
+		return errReply(1)
+	}
+	if err != nil {
+		return errReply(1)
+	}
+	return replyOK
 }

@@ -74,6 +74,28 @@ type Stop struct {
 	// (WatchAddr is then the data address); -1 for anything else.
 	Break     int
 	WatchAddr uint64
+	// Event, when not EventNone, says what the SIGTRAP stop reports
+	// instead of a breakpoint (Syscall: the syscall's number).
+	Event   StopEvent
+	Syscall uint64
+}
+
+// StopEvent is an event a SIGTRAP stop reports (gdb's catchpoints).
+type StopEvent uint8
+
+const (
+	EventNone          StopEvent = iota
+	EventSyscallEntry            // syscall_entry:NR (QCatchSyscalls)
+	EventSyscallReturn           // syscall_return:NR
+)
+
+// SyscallCatcher is a Target that can stop at syscalls (optional: the
+// stub offers QCatchSyscalls only to a Target that implements it).
+type SyscallCatcher interface {
+	// CatchSyscalls sets which syscalls stop a thread at their entry and
+	// return: none (on false), every one (nrs nil) or the listed numbers
+	// (the architecture's). Called while the target is stopped.
+	CatchSyscalls(on bool, nrs []uint64) error
 }
 
 // ErrUnsupported is what a Target returns for a request it does not

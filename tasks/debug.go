@@ -48,6 +48,10 @@ type DebugStop struct {
 	// watchpoint (WatchAddr: the data address), -1 otherwise.
 	Break     int
 	WatchAddr uint64
+	// Syscall is DebugSyscallEntry or DebugSyscallReturn for a caught
+	// syscall (debug_events.go), SyscallNr its number; 0 otherwise.
+	Syscall   int
+	SyscallNr uint64
 	// Exited: the process has ended with Status.
 	Exited bool
 	Status ExitStatus
@@ -112,6 +116,8 @@ type Debugger struct {
 	// thread. wstate is its list (protected by mu).
 	watch  atomic.Pointer[vm.WatchSet]
 	wstate watchState
+	// catchSys: the caught syscalls (debug_events.go), nil for none.
+	catchSys catching
 }
 
 // NewDebugger attaches a debugger to the first process k starts. With
@@ -271,6 +277,7 @@ func (d *Debugger) Detach() {
 	d.nbreak = map[uint64]int{}
 	d.breaks.Store(&map[uint64]struct{}{})
 	d.dropWatchpointsLocked()
+	d.catchSys.Store(nil)
 	d.slow.Store(false)
 	d.on.Store(false)
 	d.acts, d.def = map[int32]DebugAction{}, DebugAction{}

@@ -292,7 +292,15 @@ func (t *Task) run() {
 				}
 				continue
 			}
+			var nr uint64
+			if k.dbg != nil { // syscall catchpoints (debug_events.go)
+				nr = t.cpu.Reg(t.tg.arch.nr)
+				t.debugSyscall(true, nr)
+			}
 			stop, sc, restartable := t.syscall()
+			if k.dbg != nil && !stop {
+				t.debugSyscall(false, nr)
+			}
 			if stop {
 				return
 			}

@@ -210,12 +210,24 @@ func (t *gdbTarget) stop(st tasks.DebugStop) gdbstub.Stop {
 		return gdbstub.Stop{Kind: gdbstub.StopExited, Code: st.Status.Code, Break: -1}
 	}
 	out := gdbstub.Stop{Kind: gdbstub.StopSignal, Thread: int(st.Tid), Signal: st.Signal, Break: st.Break, WatchAddr: st.WatchAddr}
+	switch st.Syscall {
+	case tasks.DebugSyscallEntry:
+		out.Event, out.Syscall = gdbstub.EventSyscallEntry, st.SyscallNr
+	case tasks.DebugSyscallReturn:
+		out.Event, out.Syscall = gdbstub.EventSyscallReturn, st.SyscallNr
+	}
 	if st.Break == 0 {
 		if c, err := t.cpu(int(st.Tid)); err == nil && t.hw[c.PC()] {
 			out.Break = int(gdbstub.BreakHardware)
 		}
 	}
 	return out
+}
+
+// CatchSyscalls implements gdbstub.SyscallCatcher.
+func (t *gdbTarget) CatchSyscalls(on bool, nrs []uint64) error {
+	t.d.CatchSyscalls(on, nrs)
+	return nil
 }
 
 func (t *gdbTarget) Interrupt()                { t.d.Interrupt() }

@@ -255,3 +255,31 @@ func TestGDBWatch(t *testing.T) {
 		})
 	}
 }
+
+// TestGDBCatchSyscall: `catch syscall` (QCatchSyscalls) stops at the
+// entry and the return of the caught syscall only, with the result in the
+// return register at the return stop.
+func TestGDBCatchSyscall(t *testing.T) {
+	for _, arch := range []string{"arm64", "amd64"} {
+		t.Run(arch, func(t *testing.T) {
+			ret := "$x0"
+			if arch == "amd64" {
+				ret = "$rax"
+			}
+			r := runUnderGDB(t, arch, nil, "gdbwatch", nil,
+				"catch syscall getppid", "continue", "continue", "printf \"ret=%d\\n\", "+ret,
+				"delete", "catch syscall write", "continue", "delete", "continue")
+			mustContain(t, r, "(call to syscall getppid), ", "(returned from syscall getppid), ",
+				"(call to syscall write), ", " in write ()", "exited normally")
+			if m := regexp.MustCompile(`ret=(-?\d+)`).FindStringSubmatch(r.gdb); m == nil || m[1] == "0" || m[1][0] == '-' {
+				t.Errorf("getppid's return value at the return stop: %v\n%s", m, r.gdb)
+			}
+			if n := strings.Count(r.gdb, "syscall getppid), "); n != 2 {
+				t.Errorf("%d getppid stops, want 2:\n%s", n, r.gdb)
+			}
+			if r.code != 0 || r.stdout != "counter=15 ppid-positive=1\n" {
+				t.Errorf("uvm: status %d, stdout %q", r.code, r.stdout)
+			}
+		})
+	}
+}
