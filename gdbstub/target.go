@@ -78,6 +78,10 @@ type Stop struct {
 	// instead of a breakpoint (Syscall: the syscall's number).
 	Event   StopEvent
 	Syscall uint64
+	// ChildPid and ChildTid are the new process of EventFork/EventVfork;
+	// ExecPath is the program of EventExec (a host path gdb can open).
+	ChildPid, ChildTid int
+	ExecPath           string
 }
 
 // StopEvent is an event a SIGTRAP stop reports (gdb's catchpoints).
@@ -87,7 +91,25 @@ const (
 	EventNone          StopEvent = iota
 	EventSyscallEntry            // syscall_entry:NR (QCatchSyscalls)
 	EventSyscallReturn           // syscall_return:NR
+	EventFork                    // fork:pPID.TID (fork-events)
+	EventVfork                   // vfork:pPID.TID (vfork-events)
+	EventVforkDone               // vforkdone: the vfork child released the parent's memory
+	EventExec                    // exec:HEXPATH (exec-events)
 )
+
+// Events are the process events a client asks for in qSupported.
+type Events struct {
+	Fork, Vfork, Exec bool
+}
+
+// EventReporter is a Target that reports process events (optional: the
+// stub offers multiprocess+, fork-events+, vfork-events+ and
+// exec-events+ only to a Target that implements it). Fork and vfork
+// children are not debugged: gdb detaches them (D;PID) and they run on.
+type EventReporter interface {
+	// SetEvents says which events to report from the next resume on.
+	SetEvents(ev Events)
+}
 
 // SyscallCatcher is a Target that can stop at syscalls (optional: the
 // stub offers QCatchSyscalls only to a Target that implements it).

@@ -52,6 +52,11 @@ type DebugStop struct {
 	// syscall (debug_events.go), SyscallNr its number; 0 otherwise.
 	Syscall   int
 	SyscallNr uint64
+	// Event is a process event (DebugEventFork…, debug_events.go): the
+	// new process ChildPid, or the new program ExecPath (a host path).
+	Event    int
+	ChildPid int32
+	ExecPath string
 	// Exited: the process has ended with Status.
 	Exited bool
 	Status ExitStatus
@@ -116,8 +121,10 @@ type Debugger struct {
 	// thread. wstate is its list (protected by mu).
 	watch  atomic.Pointer[vm.WatchSet]
 	wstate watchState
-	// catchSys: the caught syscalls (debug_events.go), nil for none.
+	// catchSys: the caught syscalls (debug_events.go), nil for none;
+	// events: the process events reported (debugWant* bits).
 	catchSys catching
+	events   atomic.Uint32
 }
 
 // NewDebugger attaches a debugger to the first process k starts. With
@@ -278,6 +285,7 @@ func (d *Debugger) Detach() {
 	d.breaks.Store(&map[uint64]struct{}{})
 	d.dropWatchpointsLocked()
 	d.catchSys.Store(nil)
+	d.events.Store(0)
 	d.slow.Store(false)
 	d.on.Store(false)
 	d.acts, d.def = map[int32]DebugAction{}, DebugAction{}

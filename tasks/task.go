@@ -292,14 +292,13 @@ func (t *Task) run() {
 				}
 				continue
 			}
-			var nr uint64
-			if k.dbg != nil { // syscall catchpoints (debug_events.go)
-				nr = t.cpu.Reg(t.tg.arch.nr)
-				t.debugSyscall(true, nr)
+			var ds debugSys
+			if k.dbg != nil { // catchpoints and process events (debug_events.go)
+				ds = t.debugSyscallEntry()
 			}
 			stop, sc, restartable := t.syscall()
 			if k.dbg != nil && !stop {
-				t.debugSyscall(false, nr)
+				t.debugSyscallExit(ds)
 			}
 			if stop {
 				return

@@ -216,6 +216,16 @@ func (t *gdbTarget) stop(st tasks.DebugStop) gdbstub.Stop {
 	case tasks.DebugSyscallReturn:
 		out.Event, out.Syscall = gdbstub.EventSyscallReturn, st.SyscallNr
 	}
+	switch st.Event {
+	case tasks.DebugEventFork:
+		out.Event, out.ChildPid, out.ChildTid = gdbstub.EventFork, int(st.ChildPid), int(st.ChildPid)
+	case tasks.DebugEventVfork:
+		out.Event, out.ChildPid, out.ChildTid = gdbstub.EventVfork, int(st.ChildPid), int(st.ChildPid)
+	case tasks.DebugEventVforkDone:
+		out.Event = gdbstub.EventVforkDone
+	case tasks.DebugEventExec:
+		out.Event, out.ExecPath = gdbstub.EventExec, st.ExecPath
+	}
 	if st.Break == 0 {
 		if c, err := t.cpu(int(st.Tid)); err == nil && t.hw[c.PC()] {
 			out.Break = int(gdbstub.BreakHardware)
@@ -229,6 +239,9 @@ func (t *gdbTarget) CatchSyscalls(on bool, nrs []uint64) error {
 	t.d.CatchSyscalls(on, nrs)
 	return nil
 }
+
+// SetEvents implements gdbstub.EventReporter.
+func (t *gdbTarget) SetEvents(ev gdbstub.Events) { t.d.SetEvents(ev.Fork, ev.Vfork, ev.Exec) }
 
 func (t *gdbTarget) Interrupt()                { t.d.Interrupt() }
 func (t *gdbTarget) Kill()                     { t.d.Kill() }

@@ -283,3 +283,29 @@ func TestGDBCatchSyscall(t *testing.T) {
 		})
 	}
 }
+
+// TestGDBForkExec: fork, vfork and exec events (multiprocess+,
+// fork-events+, vfork-events+, exec-events+): gdb's catchpoints stop in
+// the parent, the child runs on detached (gdb's default), and after an
+// exec gdb loads the new program and stops at its breakpoints.
+func TestGDBForkExec(t *testing.T) {
+	for _, arch := range []string{"arm64", "amd64"} {
+		t.Run(arch, func(t *testing.T) {
+			r := runUnderGDB(t, arch, nil, "gdbwatch", []string{"fork"}, "catch fork", "continue", "info inferiors", "continue")
+			mustContain(t, r, "Catchpoint 1 (forked process ", " in _Fork ()", "[Detaching after fork from child process ", "exited normally")
+			if r.code != 0 || r.stdout != "child counter=115\ncounter=15 ppid-positive=1\n" {
+				t.Errorf("fork: uvm status %d, stdout %q", r.code, r.stdout)
+			}
+			r = runUnderGDB(t, arch, nil, "gdbwatch", []string{"vfork"}, "catch vfork", "continue", "continue")
+			mustContain(t, r, "Catchpoint 1 (vforked process ", "[Detaching after vfork from child process ", "exited normally")
+			if r.code != 0 || r.stdout != "vfork child status 7\ncounter=15 ppid-positive=1\n" {
+				t.Errorf("vfork: uvm status %d, stdout %q", r.code, r.stdout)
+			}
+			r = runUnderGDB(t, arch, nil, "gdbwatch", []string{"exec"}, "catch exec", "continue", "break bump", "continue", "bt 1", "delete", "continue")
+			mustContain(t, r, "is executing new program: ", "Catchpoint 1 (exec'd ", "Breakpoint 2, ", " in bump ()", "exited normally")
+			if r.code != 0 || r.stdout != "counter=15 ppid-positive=1\n" {
+				t.Errorf("exec: uvm status %d, stdout %q", r.code, r.stdout)
+			}
+		})
+	}
+}

@@ -1,7 +1,8 @@
 /* gdbwatch: the guest of the debugger tests (cmd/uvm/gdb_test.go): a
  * global written in steps (watch, reverse execution), another only read
- * (rwatch), a getppid (catch syscall) and, with the argument "fork" or
- * "exec", a child process or an execve of itself (fork and exec events). */
+ * (rwatch), a getppid (catch syscall) and, with the argument "fork",
+ * "vfork" or "exec", a child process or an execve of itself (fork, vfork
+ * and exec events). */
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -31,6 +32,14 @@ int main(int argc, char **argv)
 		}
 		int st;
 		waitpid(pid, &st, 0);
+	}
+	if (argc > 1 && strcmp(argv[1], "vfork") == 0) {
+		pid_t pid = vfork();
+		if (pid == 0)
+			_exit(7);
+		int st;
+		waitpid(pid, &st, 0);
+		printf("vfork child status %d\n", WEXITSTATUS(st));
 	}
 	if (argc > 1 && strcmp(argv[1], "exec") == 0) {
 		execl("/proc/self/exe", "gdbwatch", (char *)0);
