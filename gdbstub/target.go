@@ -11,7 +11,9 @@
 // to each thread. It speaks no-ack mode, qSupported with PacketSize, the
 // target description (qXfer:features:read) of aarch64 and i386:x86-64,
 // qXfer:threads/auxv/exec-file, g/G/p/P, m/M/X, vCont, Z0-Z4, vKill, D
-// and k. Input is hostile: every length is checked against the packet
+// and k; with optional Target interfaces, QCatchSyscalls (SyscallCatcher)
+// and the multiprocess extensions with fork, vfork and exec events
+// (EventReporter). Input is hostile: every length is checked against the packet
 // limit before anything is allocated, malformed packets get an error
 // reply, and the stub never panics on what a client sends.
 package gdbstub
