@@ -57,6 +57,10 @@ type session struct {
 	// lastReply is resent on a '-' (ack mode).
 	lastReply []byte
 	regs      []byte
+	// multi: the multiprocess extensions are on (thread ids pPID.TID);
+	// events: the process events the client asked for (EventReporter).
+	multi  bool
+	events Events
 }
 
 func newSession(conn io.ReadWriter, t Target, initial Stop, opts Options) *session {
@@ -221,6 +225,14 @@ func (s *session) handle(p []byte) (reply []byte, done bool, err error) {
 	case 'v':
 		return s.vPacket(p)
 	case 'D':
+		if pid, ok := s.otherProcess(p[1:]); ok {
+			// D;PID of a fork child gdb does not follow: it is not
+			// debugged, it already runs on.
+			if pid < 0 {
+				return errReply(1), false, nil
+			}
+			return replyOK, false, nil
+		}
 		if !s.exited {
 			s.t.Detach()
 		}
@@ -241,8 +253,14 @@ func (s *session) query(p []byte) []byte {
 	name, args, _ := bytes.Cut(p, []byte(":"))
 	switch string(name) {
 	case "qSupported":
-		return []byte(fmt.Sprintf("PacketSize=%x;QStartNoAckMode+;qXfer:features:read+;qXfer:threads:read+;"+
+		b := []byte(fmt.Sprintf("PacketSize=%x;QStartNoAckMode+;qXfer:features:read+;qXfer:threads:read+;"+
 			"qXfer:auxv:read+;qXfer:exec-file:read+;swbreak+;hwbreak+;vContSupported+", s.max))
+		if _, ok := s.t.(SyscallCatcher); ok {
+			b = append(b, ";QCatchSyscalls+"...)
+		}
+		return append(b, s.clientFeatures(args)...)
+	case "QCatchSyscalls":
+		return s.catchSyscalls(args)
 	case "QStartNoAckMode":
 		return replyOK
 	case "qAttached":
@@ -254,7 +272,7 @@ func (s *session) query(p []byte) []byte {
 		if s.exited {
 			return errReply(1)
 		}
-		return []byte(fmt.Sprintf("QC%x", s.curThread()))
+		return fmt.Appendf([]byte("QC"), "%s", s.threadID(s.curThread()))
 	case "qfThreadInfo":
 		if s.exited {
 			return []byte("l")
@@ -264,7 +282,7 @@ func (s *session) query(p []byte) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = strconv.AppendUint(b, uint64(th.ID), 16)
+			b = append(b, s.threadID(th.ID)...)
 		}
 		if len(b) == 1 {
 			return []byte("l")
@@ -318,7 +336,7 @@ func (s *session) xfer(args []byte) []byte {
 		var b bytes.Buffer
 		b.WriteString("<?xml version=\"1.0\"?>\n<threads>\n")
 		for _, th := range s.t.Threads() {
-			fmt.Fprintf(&b, "<thread id=\"%x\" name=\"%s\"/>\n", th.ID, xmlEscape(th.Name))
+			fmt.Fprintf(&b, "<thread id=\"%s\" name=\"%s\"/>\n", s.threadID(th.ID), xmlEscape(th.Name))
 		}
 		b.WriteString("</threads>\n")
 		data = b.Bytes()
@@ -373,8 +391,20 @@ func xmlEscape(s string) string {
 }
 
 // parseThreadID parses a thread id: hex, or -1 (all threads, returned as
-// -1). 0 means "any thread".
+// -1). 0 means "any thread". The multiprocess form pPID.TID gives TID (pPID
+// alone: all of the process's threads, -1); the stub debugs one process,
+// so the pid is not checked here.
 func parseThreadID(p []byte) (int, bool) {
+	if len(p) > 0 && p[0] == 'p' {
+		pid, tid, dot := bytes.Cut(p[1:], []byte("."))
+		if _, ok := parseThreadID(pid); !ok {
+			return 0, false
+		}
+		if !dot {
+			return -1, true
+		}
+		p = tid
+	}
 	if string(p) == "-1" {
 		return -1, true
 	}
@@ -575,6 +605,9 @@ func (s *session) vPacket(p []byte) ([]byte, bool, error) {
 		}
 		return s.resume(acts)
 	case bytes.HasPrefix(p, []byte("vKill")):
+		if _, ok := s.otherProcess(p[len("vKill"):]); ok {
+			return errReply(1), false, nil // not ours to kill
+		}
 		if !s.exited {
 			s.t.Kill()
 			s.exited = true
@@ -720,10 +753,15 @@ func (s *session) resume(acts []ResumeAction) ([]byte, bool, error) {
 // stopReply formats a stop as T/W/X.
 func (s *session) stopReply(st Stop) []byte {
 	switch st.Kind {
-	case StopExited:
-		return []byte(fmt.Sprintf("W%02x", st.Code&0xff))
-	case StopTerminated:
-		return []byte(fmt.Sprintf("X%02x", GDBSignal(st.Signal)&0xff))
+	case StopExited, StopTerminated:
+		b := fmt.Appendf(nil, "W%02x", st.Code&0xff)
+		if st.Kind == StopTerminated {
+			b = fmt.Appendf(nil, "X%02x", GDBSignal(st.Signal)&0xff)
+		}
+		if s.multi {
+			b = fmt.Appendf(b, ";process:%x", s.t.Pid())
+		}
+		return b
 	}
 	b := []byte(fmt.Sprintf("T%02x", GDBSignal(st.Signal)&0xff))
 	switch BreakKind(st.Break) {
@@ -741,8 +779,121 @@ func (s *session) stopReply(st Stop) []byte {
 	if st.Break < 0 || st.Break >= breakKindsCount {
 		b = b[:3]
 	}
+	switch st.Event {
+	case EventSyscallEntry:
+		b = fmt.Appendf(b[:3], "syscall_entry:%x;", st.Syscall)
+	case EventSyscallReturn:
+		b = fmt.Appendf(b[:3], "syscall_return:%x;", st.Syscall)
+	}
+	switch st.Event {
+	case EventFork:
+		b = fmt.Appendf(b[:3], "fork:p%x.%x;", st.ChildPid, st.ChildTid)
+	case EventVfork:
+		b = fmt.Appendf(b[:3], "vfork:p%x.%x;", st.ChildPid, st.ChildTid)
+	case EventVforkDone:
+		b = append(b[:3], "vforkdone:;"...)
+	case EventExec:
+		b = append(appendHex(append(b[:3], "exec:"...), []byte(st.ExecPath)), ';')
+	}
 	if st.Thread > 0 {
-		b = fmt.Appendf(b, "thread:%x;", st.Thread)
+		b = fmt.Appendf(b, "thread:%s;", s.threadID(st.Thread))
 	}
 	return b
+}
+
+// otherProcess parses the ";PID" of D and vKill: ok when it names a
+// process other than the target's (pid -1 when malformed).
+func (s *session) otherProcess(p []byte) (pid int, ok bool) {
+	if len(p) == 0 {
+		return 0, false
+	}
+	v, ok1 := parseHex(p[1:])
+	if p[0] != ';' || !ok1 || v > 1<<31-1 {
+		return -1, true
+	}
+	if int(v) == s.t.Pid() {
+		return 0, false
+	}
+	return int(v), true
+}
+
+// threadID formats a thread id for the client (pPID.TID with the
+// multiprocess extensions).
+func (s *session) threadID(tid int) string {
+	if s.multi {
+		return fmt.Sprintf("p%x.%x", s.t.Pid(), tid)
+	}
+	return strconv.FormatUint(uint64(tid), 16)
+}
+
+// clientFeatures reads the features gdb offers in qSupported and turns
+// on those the stub and target share.
+func (s *session) clientFeatures(args []byte) []byte {
+	er, ok := s.t.(EventReporter)
+	if !ok {
+		return nil
+	}
+	for _, f := range bytes.Split(args, []byte(";")) {
+		switch string(f) {
+		case "multiprocess+":
+			s.multi = true
+		case "fork-events+":
+			s.events.Fork = true
+		case "vfork-events+":
+			s.events.Vfork = true
+		case "exec-events+":
+			s.events.Exec = true
+		}
+	}
+	if !s.multi {
+		// Fork events name another process: pPID.TID only.
+		s.events.Fork, s.events.Vfork = false, false
+	}
+	er.SetEvents(s.events)
+	var reply []byte
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{{s.multi, ";multiprocess+"}, {s.events.Fork, ";fork-events+"}, {s.events.Vfork, ";vfork-events+"}, {s.events.Exec, ";exec-events+"}} {
+		if f.on {
+			reply = append(reply, f.name...)
+		}
+	}
+	return reply
+}
+
+// catchSyscalls handles QCatchSyscalls:0 and QCatchSyscalls:1[;NR]...
+func (s *session) catchSyscalls(args []byte) []byte {
+	c, ok := s.t.(SyscallCatcher)
+	if !ok {
+		return replyEmpty
+	}
+	if s.exited {
+		return errReply(1)
+	}
+	f := bytes.Split(args, []byte(";"))
+	var err error
+	switch {
+	case len(f) == 1 && string(f[0]) == "0":
+		err = c.CatchSyscalls(false, nil)
+	case string(f[0]) == "1":
+		var nrs []uint64
+		if len(f) > 1 {
+			nrs = make([]uint64, 0, len(f)-1) // bounded by the packet size
+			for _, x := range f[1:] {
+				nr, ok := parseHex(x)
+				if !ok || nr >= 1<<16 {
+					return errReply(1)
+				}
+				nrs = append(nrs, nr)
+			}
+		}
+		err = c.CatchSyscalls(true, nrs)
+	default:
+		return errReply(1)
+	}
+	if err != nil {
+		return errReply(1)
+	}
+	return replyOK
 }

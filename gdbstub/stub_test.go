@@ -24,6 +24,9 @@ type memTarget struct {
 	breaks   map[uint64]bool
 	detached bool
 	killed   bool
+	// catch: the last CatchSyscalls (catchOn, catchNrs).
+	catchOn  bool
+	catchNrs []uint64
 }
 
 func newMemTarget(a *Arch) *memTarget {
@@ -83,8 +86,16 @@ func (t *memTarget) SetBreakpoint(kind BreakKind, addr, length uint64, insert bo
 	t.breaks[addr] = insert
 	return nil
 }
+func (t *memTarget) CatchSyscalls(on bool, nrs []uint64) error {
+	t.catchOn, t.catchNrs = on, nrs
+	return nil
+}
 func (t *memTarget) Resume(acts []ResumeAction) <-chan Stop {
 	ch := make(chan Stop, 1)
+	if t.catchOn {
+		ch <- Stop{Kind: StopSignal, Signal: 5, Thread: 1002, Break: -1, Event: EventSyscallReturn, Syscall: 0xac}
+		return ch
+	}
 	for _, a := range acts {
 		if a.Step {
 			ch <- Stop{Kind: StopSignal, Signal: 5, Thread: a.Thread, Break: -1}
@@ -380,12 +391,14 @@ func FuzzPacket(f *testing.F) {
 		string(encodePacket(nil, []byte("m10000,10"))), string(encodePacket(nil, []byte("X10000,3:}]*"))),
 		string(encodePacket(nil, []byte("vCont;s:3e9;c"))), string(encodePacket(nil, []byte("qXfer:features:read:target.xml:0,10"))),
 		string(encodePacket(nil, []byte("P10=0011223344556677"))), "$a*~*~}#" + "\x03", "$Z0,ffffffffffffffff,4#",
+		string(encodePacket(nil, []byte("QCatchSyscalls:1;40;ac"))), string(encodePacket(nil, []byte("Z2,10008,8"))),
+		string(encodePacket(nil, []byte("qSupported:multiprocess+;fork-events+"))), string(encodePacket(nil, []byte("D;3eb"))),
+		string(encodePacket(nil, []byte("vCont;s:p3e9.3ea;c:p3e9.-1"))),
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, a := range []*Arch{AArch64, AMD64} {
-			tg := newMemTarget(a)
+		for _, tg := range []Target{newMemTarget(AArch64), &eventTarget{memTarget: newMemTarget(AMD64)}} {
 			// Feed the bytes twice: once as sent, once with every
 			// frame given a correct checksum, so the fuzzer reaches
 			// the command handlers.
@@ -419,4 +432,120 @@ func fixChecksums(b []byte) []byte {
 		i = j - 1
 	}
 	return out
+}
+
+func TestSessionCatchSyscalls(t *testing.T) {
+	tg := newMemTarget(AMD64)
+	c, done := startSession(t, tg, Options{})
+	c.send(string(encodePacket(nil, []byte("qSupported:swbreak+"))))
+	if r := c.reply(true); !strings.Contains(r, ";QCatchSyscalls+") {
+		t.Errorf("qSupported does not offer QCatchSyscalls: %q", r)
+	}
+	c.send(string(encodePacket(nil, []byte("QStartNoAckMode"))))
+	c.reply(true)
+	if r := c.cmd("QCatchSyscalls:1"); r != "OK" || !tg.catchOn || tg.catchNrs != nil {
+		t.Errorf("catch all: %q on=%v nrs=%v", r, tg.catchOn, tg.catchNrs)
+	}
+	if r := c.cmd("QCatchSyscalls:1;40;ac"); r != "OK" || len(tg.catchNrs) != 2 || tg.catchNrs[1] != 0xac {
+		t.Errorf("catch a list: %q nrs=%v", r, tg.catchNrs)
+	}
+	for _, bad := range []string{"QCatchSyscalls:", "QCatchSyscalls:2", "QCatchSyscalls:1;zz", "QCatchSyscalls:1;", "QCatchSyscalls:0;1",
+		"QCatchSyscalls:1;" + strings.Repeat("1", 40)} {
+		if r := c.cmd(bad); r != "E01" {
+			t.Errorf("%q: %q, want E01", bad, r)
+		}
+	}
+	if r := c.cmd("vCont;c"); r != "T05syscall_return:ac;thread:3ea;" {
+		t.Errorf("syscall stop: %q", r)
+	}
+	if r := c.cmd("QCatchSyscalls:0"); r != "OK" || tg.catchOn {
+		t.Errorf("catch none: %q on=%v", r, tg.catchOn)
+	}
+	c.c.Close()
+	<-done
+}
+
+func TestStopReplies(t *testing.T) {
+	s := &session{}
+	for _, c := range []struct {
+		st   Stop
+		want string
+	}{
+		{Stop{Signal: 5, Thread: 7, Break: 0}, "T05swbreak:;thread:7;"},
+		{Stop{Signal: 5, Thread: 7, Break: 2, WatchAddr: 0x4a92f0}, "T05watch:4a92f0;thread:7;"},
+		{Stop{Signal: 5, Thread: 7, Break: 3, WatchAddr: 0x10}, "T05rwatch:10;thread:7;"},
+		{Stop{Signal: 5, Thread: 7, Break: 4, WatchAddr: 0x10}, "T05awatch:10;thread:7;"},
+		{Stop{Signal: 5, Thread: 7, Break: -1, Event: EventSyscallEntry, Syscall: 0x6e}, "T05syscall_entry:6e;thread:7;"},
+		{Stop{Signal: 11, Thread: 7, Break: -1}, "T0bthread:7;"},
+		{Stop{Kind: StopExited, Code: 42}, "W2a"},
+		{Stop{Signal: 5, Thread: 7, Break: -1, Event: EventVforkDone}, "T05vforkdone:;thread:7;"},
+		{Stop{Signal: 5, Thread: 7, Break: -1, Event: EventExec, ExecPath: "/a"}, "T05exec:2f61;thread:7;"},
+	} {
+		if got := string(s.stopReply(c.st)); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.st, got, c.want)
+		}
+	}
+}
+
+// eventTarget is a memTarget that reports process events; its resume
+// reports a fork.
+type eventTarget struct {
+	*memTarget
+	ev Events
+}
+
+func (t *eventTarget) SetEvents(ev Events) { t.ev = ev }
+func (t *eventTarget) Resume(acts []ResumeAction) <-chan Stop {
+	ch := make(chan Stop, 1)
+	ch <- Stop{Kind: StopSignal, Signal: 5, Thread: 1001, Break: -1, Event: EventFork, ChildPid: 1003, ChildTid: 1003}
+	return ch
+}
+
+func TestSessionMultiprocess(t *testing.T) {
+	tg := &eventTarget{memTarget: newMemTarget(AMD64)}
+	c, done := startSession(t, tg, Options{})
+	c.send(string(encodePacket(nil, []byte("qSupported:multiprocess+;swbreak+;fork-events+;exec-events+"))))
+	r := c.reply(true)
+	for _, f := range []string{";multiprocess+", ";fork-events+", ";exec-events+"} {
+		if !strings.Contains(r, f) {
+			t.Errorf("qSupported lacks %s: %q", f, r)
+		}
+	}
+	if strings.Contains(r, "vfork-events") || !tg.ev.Fork || tg.ev.Vfork || !tg.ev.Exec {
+		t.Errorf("events %+v from %q", tg.ev, r)
+	}
+	c.send(string(encodePacket(nil, []byte("QStartNoAckMode"))))
+	c.reply(true)
+	for _, q := range []struct{ cmd, want string }{
+		{"?", "T05thread:p3e9.3e9;"},
+		{"qC", "QCp3e9.3e9"},
+		{"qfThreadInfo", "mp3e9.3e9,p3e9.3ea"},
+		{"Hgp3e9.3ea", "OK"},
+		{"Hcp3e9.-1", "OK"},
+		{"Tp3e9.3ea", "OK"},
+		{"Tp3e9.3eb", "E01"},
+		{"Hgpzz.1", "E01"},
+		{"vCont;c:p3e9.-1", "T05fork:p3eb.3eb;thread:p3e9.3e9;"},
+		{"D;3eb", "OK"}, // the fork child: not debugged, runs on
+		{"D;zz", "E01"},
+		{"vKill;3eb", "E01"},
+	} {
+		if got := c.cmd(q.cmd); got != q.want {
+			t.Errorf("%s: %q, want %q", q.cmd, got, q.want)
+		}
+	}
+	if tg.detached {
+		t.Error("D;CHILD detached the debugged process")
+	}
+	if r := c.cmd("D;3e9"); r != "OK" || !tg.detached {
+		t.Errorf("D;PID: %q detached=%v", r, tg.detached)
+	}
+	<-done
+	// Without multiprocess, fork events are not offered.
+	tg = &eventTarget{memTarget: newMemTarget(AMD64)}
+	c, _ = startSession(t, tg, Options{})
+	c.send(string(encodePacket(nil, []byte("qSupported:fork-events+;exec-events+"))))
+	if r := c.reply(true); strings.Contains(r, "fork-events") || tg.ev.Fork || !tg.ev.Exec {
+		t.Errorf("fork events without multiprocess: %q %+v", r, tg.ev)
+	}
 }

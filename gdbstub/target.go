@@ -11,7 +11,9 @@
 // to each thread. It speaks no-ack mode, qSupported with PacketSize, the
 // target description (qXfer:features:read) of aarch64 and i386:x86-64,
 // qXfer:threads/auxv/exec-file, g/G/p/P, m/M/X, vCont, Z0-Z4, vKill, D
-// and k. Input is hostile: every length is checked against the packet
+// and k; with optional Target interfaces, QCatchSyscalls (SyscallCatcher)
+// and the multiprocess extensions with fork, vfork and exec events
+// (EventReporter). Input is hostile: every length is checked against the packet
 // limit before anything is allocated, malformed packets get an error
 // reply, and the stub never panics on what a client sends.
 package gdbstub
@@ -74,6 +76,50 @@ type Stop struct {
 	// (WatchAddr is then the data address); -1 for anything else.
 	Break     int
 	WatchAddr uint64
+	// Event, when not EventNone, says what the SIGTRAP stop reports
+	// instead of a breakpoint (Syscall: the syscall's number).
+	Event   StopEvent
+	Syscall uint64
+	// ChildPid and ChildTid are the new process of EventFork/EventVfork;
+	// ExecPath is the program of EventExec (a host path gdb can open).
+	ChildPid, ChildTid int
+	ExecPath           string
+}
+
+// StopEvent is an event a SIGTRAP stop reports (gdb's catchpoints).
+type StopEvent uint8
+
+const (
+	EventNone          StopEvent = iota
+	EventSyscallEntry            // syscall_entry:NR (QCatchSyscalls)
+	EventSyscallReturn           // syscall_return:NR
+	EventFork                    // fork:pPID.TID (fork-events)
+	EventVfork                   // vfork:pPID.TID (vfork-events)
+	EventVforkDone               // vforkdone: the vfork child released the parent's memory
+	EventExec                    // exec:HEXPATH (exec-events)
+)
+
+// Events are the process events a client asks for in qSupported.
+type Events struct {
+	Fork, Vfork, Exec bool
+}
+
+// EventReporter is a Target that reports process events (optional: the
+// stub offers multiprocess+, fork-events+, vfork-events+ and
+// exec-events+ only to a Target that implements it). Fork and vfork
+// children are not debugged: gdb detaches them (D;PID) and they run on.
+type EventReporter interface {
+	// SetEvents says which events to report from the next resume on.
+	SetEvents(ev Events)
+}
+
+// SyscallCatcher is a Target that can stop at syscalls (optional: the
+// stub offers QCatchSyscalls only to a Target that implements it).
+type SyscallCatcher interface {
+	// CatchSyscalls sets which syscalls stop a thread at their entry and
+	// return: none (on false), every one (nrs nil) or the listed numbers
+	// (the architecture's). Called while the target is stopped.
+	CatchSyscalls(on bool, nrs []uint64) error
 }
 
 // ErrUnsupported is what a Target returns for a request it does not

@@ -48,6 +48,15 @@ type DebugStop struct {
 	// watchpoint (WatchAddr: the data address), -1 otherwise.
 	Break     int
 	WatchAddr uint64
+	// Syscall is DebugSyscallEntry or DebugSyscallReturn for a caught
+	// syscall (debug_events.go), SyscallNr its number; 0 otherwise.
+	Syscall   int
+	SyscallNr uint64
+	// Event is a process event (DebugEventFork…, debug_events.go): the
+	// new process ChildPid, or the new program ExecPath (a host path).
+	Event    int
+	ChildPid int32
+	ExecPath string
 	// Exited: the process has ended with Status.
 	Exited bool
 	Status ExitStatus
@@ -106,6 +115,16 @@ type Debugger struct {
 	// noReport: a signal the debugger injected, not reported again.
 	noReport map[int32]int
 	nbreak   map[uint64]int // insertion counts behind breaks
+
+	// watch is the watchpoint set (debug_watch.go), nil without one;
+	// replaced under mu, installed in each traced thread's TLB by the
+	// thread. wstate is its list (protected by mu).
+	watch  atomic.Pointer[vm.WatchSet]
+	wstate watchState
+	// catchSys: the caught syscalls (debug_events.go), nil for none;
+	// events: the process events reported (debugWant* bits).
+	catchSys catching
+	events   atomic.Uint32
 }
 
 // NewDebugger attaches a debugger to the first process k starts. With
@@ -241,7 +260,7 @@ func (d *Debugger) Resume(acts []DebugAction) <-chan DebugStop {
 		stepping = stepping || a.Step
 	}
 	clear(d.stepReport)
-	d.slow.Store(stepping || len(d.nbreak) > 0)
+	d.slow.Store(stepping || len(d.nbreak) > 0 || len(d.wstate.points) > 0)
 	out := make(chan DebugStop, 1)
 	d.out = out
 	d.pending = nil
@@ -264,6 +283,9 @@ func (d *Debugger) Detach() {
 	defer d.mu.Unlock()
 	d.nbreak = map[uint64]int{}
 	d.breaks.Store(&map[uint64]struct{}{})
+	d.dropWatchpointsLocked()
+	d.catchSys.Store(nil)
+	d.events.Store(0)
 	d.slow.Store(false)
 	d.on.Store(false)
 	d.acts, d.def = map[int32]DebugAction{}, DebugAction{}
@@ -547,6 +569,7 @@ func (t *Task) debugRun(budget int64) vm.Exit {
 	defer d.leave(t)
 	pcExit := func() vm.Exit { return vm.Exit{Reason: vm.ExitBudget, PC: t.cpu.PC()} }
 	if traced {
+		d.syncWatch(t)
 		if s := d.takeSignal(t); s != 0 {
 			d.inject(t, s)
 			return pcExit()
@@ -604,6 +627,7 @@ func (t *Task) debugStep(d *Debugger, start uint64, budget int64) (ex vm.Exit, m
 			d.mu.Lock()
 			first = d.actionLocked(t).Step
 			d.mu.Unlock()
+			d.syncWatch(t)
 			if !d.slow.Load() {
 				return vm.Exit{}, true
 			}
@@ -625,8 +649,12 @@ func (t *Task) debugStep(d *Debugger, start uint64, budget int64) (ex vm.Exit, m
 				word = binary.LittleEndian.Uint32(b[:])
 			}
 		}
-		ex := t.cpu.Step()
-		if first {
+		ex, hit := t.stepWatched(d) // debug_watch.go
+		if hit {
+			if first = false; ex.Reason == vm.ExitFault {
+				continue // arm64: stopped before the access
+			}
+		} else if first {
 			first = false
 			if ex.Reason == vm.ExitSyscall {
 				// The step ends when the syscall returns.

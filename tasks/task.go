@@ -292,7 +292,14 @@ func (t *Task) run() {
 				}
 				continue
 			}
+			var ds debugSys
+			if k.dbg != nil { // catchpoints and process events (debug_events.go)
+				ds = t.debugSyscallEntry()
+			}
 			stop, sc, restartable := t.syscall()
+			if k.dbg != nil && !stop {
+				t.debugSyscallExit(ds)
+			}
 			if stop {
 				return
 			}
@@ -321,6 +328,10 @@ func (t *Task) run() {
 				return
 			}
 		case vm.ExitFault:
+			if ex.Fault.Watch != 0 {
+				t.debugWatchFault(ex) // a debugger's watchpoint (debug_watch.go)
+				continue
+			}
 			if ex.Fault.OOM {
 				// Not the guest's fault: the kernel's out-of-memory
 				// path, then the instruction runs again.

@@ -86,6 +86,9 @@ type Fault struct {
 	// memory limit (MemAccount) is reached: the kernel's out-of-memory
 	// path, not a signal of its own.
 	OOM bool
+	// Watch is not 0 when the access hit a watchpoint that stops before
+	// the access (arm64, watch.go): no fault, a debugger stop.
+	Watch WatchKind
 }
 
 func (f *Fault) Error() string {

@@ -57,6 +57,13 @@ type TLB struct {
 	// kick interrupts the owning CPU (CPU.Interrupt); nil: a shootdown
 	// just waits for the next Sync or Leave.
 	kick func()
+
+	// watch is the debugger's watchpoint set of the owning thread (nil:
+	// none; watch.go). Owner-only.
+	watch *WatchSet
+	// WatchHit is the first watchpoint hit since the owner last cleared
+	// it, by an access that completed (WatchSet.Before false).
+	WatchHit WatchHit
 }
 
 const (
@@ -223,7 +230,11 @@ func (m *MM) shootdown(self *TLB, g uint64) {
 // records t.Fault and returns nil. A miss first resyncs the TLB, so a
 // thread that takes one after a fork or copy-on-write copy keeps no
 // older entry.
-func (t *TLB) fill(addr uint64, acc Access) *[PageSize]byte {
+//
+// n and k describe the access on this page (its length, and WatchRead,
+// WatchWrite or both for a read-modify-write) for the watchpoint check:
+// a page a live WatchSet watches is checked and never cached.
+func (t *TLB) fill(addr uint64, acc Access, n int, k WatchKind) *[PageSize]byte {
 	t.Sync()
 	p, prot, f := t.mm.translate(addr, acc, t)
 	if f != nil {
@@ -231,6 +242,12 @@ func (t *TLB) fill(addr uint64, acc Access) *[PageSize]byte {
 		return nil
 	}
 	vpn := addr >> PageShift
+	if s := t.watch; s.live() && s.onPage(vpn) {
+		if !t.watchFill(s, addr, n, acc, k) {
+			return nil
+		}
+		return &p.Data
+	}
 	if acc == AccessWrite {
 		if p.hasCode.Load() {
 			// Stores to pages with predecoded code are never cached, so
@@ -252,22 +269,24 @@ func (t *TLB) fill(addr uint64, acc Access) *[PageSize]byte {
 	return &p.Data
 }
 
-func (t *TLB) readPage(addr uint64) *[PageSize]byte {
+// readPage returns the page for a load of n bytes at addr (within the page).
+func (t *TLB) readPage(addr uint64, n int) *[PageSize]byte {
 	e := &t.r[(addr>>PageShift)&tlbMask]
 	if e.tag == addr>>PageShift {
 		return e.data
 	}
-	return t.fill(addr, AccessRead)
+	return t.fill(addr, AccessRead, n, WatchRead)
 }
 
 // writePage returns the page for a store, bumping CodeVersion when the page
 // holds predecoded code.
-func (t *TLB) writePage(addr uint64) *[PageSize]byte {
+// n and k are the access's length on the page and watch kind (fill).
+func (t *TLB) writePage(addr uint64, n int, k WatchKind) *[PageSize]byte {
 	e := &t.w[(addr>>PageShift)&tlbMask]
 	if e.tag == addr>>PageShift {
 		return e.data
 	}
-	d := t.fill(addr, AccessWrite)
+	d := t.fill(addr, AccessWrite, n, k)
 	if d != nil {
 		p := (*Page)(unsafe.Pointer(d))
 		if p.hasCode.Load() {
@@ -320,6 +339,9 @@ func (t *TLB) Load64(addr uint64) (uint64, bool) {
 	return t.loadSlow(addr, 8)
 }
 
+// pageChunk is how many of the n bytes at addr lie on addr's page.
+func pageChunk(addr uint64, n int) int { return min(n, int(PageSize-addr&PageMask)) }
+
 // loadSlow handles TLB misses and page-crossing loads of n ≤ 8 bytes.
 //
 //go:noinline
@@ -327,7 +349,7 @@ func (t *TLB) loadSlow(addr uint64, n int) (uint64, bool) {
 	var b [8]byte
 	for i := 0; i < n; {
 		a := addr + uint64(i)
-		d := t.readPage(a)
+		d := t.readPage(a, pageChunk(a, n-i))
 		if d == nil {
 			return 0, false
 		}
@@ -381,7 +403,7 @@ func (t *TLB) Store64(addr uint64, v uint64) bool {
 //
 //go:noinline
 func (t *TLB) storeSlow(addr, v uint64, n int) bool {
-	d0 := t.writePage(addr)
+	d0 := t.writePage(addr, pageChunk(addr, n), WatchWrite)
 	if d0 == nil {
 		return false
 	}
@@ -392,7 +414,7 @@ func (t *TLB) storeSlow(addr, v uint64, n int) bool {
 		copy(d0[off:], b[:n])
 		return true
 	}
-	d1 := t.writePage(addr&^PageMask + PageSize)
+	d1 := t.writePage(addr&^PageMask+PageSize, n-pageChunk(addr, n), WatchWrite)
 	if d1 == nil {
 		return false
 	}
@@ -405,7 +427,7 @@ func (t *TLB) storeSlow(addr, v uint64, n int) bool {
 func (t *TLB) LoadBytes(addr uint64, b []byte) bool {
 	for i := 0; i < len(b); {
 		a := addr + uint64(i)
-		d := t.readPage(a)
+		d := t.readPage(a, pageChunk(a, len(b)-i))
 		if d == nil {
 			return false
 		}
@@ -426,8 +448,12 @@ func (t *TLB) StoreBytes(addr uint64, b []byte) bool {
 	pages := ((addr&PageMask)+uint64(len(b))-1)>>PageShift + 1
 	for k := uint64(0); k < pages; k++ {
 		a := first + k<<PageShift
-		if t.writePage(a) == nil {
-			if k == 0 {
+		lo, hi := max(a, addr), min(a+PageSize, addr+uint64(len(b)))
+		if hi < lo { // wraps past 2^64: the page faults anyway
+			hi = lo + 1
+		}
+		if t.writePage(lo, int(hi-lo), WatchWrite) == nil {
+			if k == 0 && t.Fault.Watch == 0 {
 				t.Fault.Addr = addr
 			}
 			return false
@@ -435,7 +461,7 @@ func (t *TLB) StoreBytes(addr uint64, b []byte) bool {
 	}
 	for i := 0; i < len(b); {
 		a := addr + uint64(i)
-		d := t.writePage(a)
+		d := t.writePage(a, pageChunk(a, len(b)-i), WatchWrite)
 		if d == nil {
 			// Unmapped by another thread between the check and the copy
 			// (pages with predecoded code are translated on every store).
@@ -452,7 +478,7 @@ func (t *TLB) StoreBytes(addr uint64, b []byte) bool {
 // case the caller must do the operation under SplitLock with plain
 // Load/Store.
 func (t *TLB) Atomic32(addr uint64) (ptr *uint32, ok bool) {
-	d := t.writePage(addr)
+	d := t.writePage(addr, pageChunk(addr, 4), WatchAccess)
 	if d == nil {
 		return nil, false
 	}
@@ -464,7 +490,7 @@ func (t *TLB) Atomic32(addr uint64) (ptr *uint32, ok bool) {
 
 // Atomic64 is Atomic32 for 64-bit words.
 func (t *TLB) Atomic64(addr uint64) (ptr *uint64, ok bool) {
-	d := t.writePage(addr)
+	d := t.writePage(addr, pageChunk(addr, 8), WatchAccess)
 	if d == nil {
 		return nil, false
 	}

@@ -181,6 +181,12 @@ func (t *gdbTarget) SetBreakpoint(kind gdbstub.BreakKind, addr, length uint64, i
 			t.hw[addr] = insert
 		}
 		return nil
+	case gdbstub.WatchWrite:
+		return t.d.SetWatchpoint(vm.WatchWrite, addr, length, insert)
+	case gdbstub.WatchRead:
+		return t.d.SetWatchpoint(vm.WatchRead, addr, length, insert)
+	case gdbstub.WatchAccess:
+		return t.d.SetWatchpoint(vm.WatchAccess, addr, length, insert)
 	}
 	return gdbstub.ErrUnsupported
 }
@@ -204,6 +210,22 @@ func (t *gdbTarget) stop(st tasks.DebugStop) gdbstub.Stop {
 		return gdbstub.Stop{Kind: gdbstub.StopExited, Code: st.Status.Code, Break: -1}
 	}
 	out := gdbstub.Stop{Kind: gdbstub.StopSignal, Thread: int(st.Tid), Signal: st.Signal, Break: st.Break, WatchAddr: st.WatchAddr}
+	switch st.Syscall {
+	case tasks.DebugSyscallEntry:
+		out.Event, out.Syscall = gdbstub.EventSyscallEntry, st.SyscallNr
+	case tasks.DebugSyscallReturn:
+		out.Event, out.Syscall = gdbstub.EventSyscallReturn, st.SyscallNr
+	}
+	switch st.Event {
+	case tasks.DebugEventFork:
+		out.Event, out.ChildPid, out.ChildTid = gdbstub.EventFork, int(st.ChildPid), int(st.ChildPid)
+	case tasks.DebugEventVfork:
+		out.Event, out.ChildPid, out.ChildTid = gdbstub.EventVfork, int(st.ChildPid), int(st.ChildPid)
+	case tasks.DebugEventVforkDone:
+		out.Event = gdbstub.EventVforkDone
+	case tasks.DebugEventExec:
+		out.Event, out.ExecPath = gdbstub.EventExec, st.ExecPath
+	}
 	if st.Break == 0 {
 		if c, err := t.cpu(int(st.Tid)); err == nil && t.hw[c.PC()] {
 			out.Break = int(gdbstub.BreakHardware)
@@ -211,6 +233,15 @@ func (t *gdbTarget) stop(st tasks.DebugStop) gdbstub.Stop {
 	}
 	return out
 }
+
+// CatchSyscalls implements gdbstub.SyscallCatcher.
+func (t *gdbTarget) CatchSyscalls(on bool, nrs []uint64) error {
+	t.d.CatchSyscalls(on, nrs)
+	return nil
+}
+
+// SetEvents implements gdbstub.EventReporter.
+func (t *gdbTarget) SetEvents(ev gdbstub.Events) { t.d.SetEvents(ev.Fork, ev.Vfork, ev.Exec) }
 
 func (t *gdbTarget) Interrupt()                { t.d.Interrupt() }
 func (t *gdbTarget) Kill()                     { t.d.Kill() }

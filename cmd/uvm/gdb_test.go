@@ -214,3 +214,98 @@ func TestGDBDetTraceHash(t *testing.T) {
 		}
 	}
 }
+
+// TestGDBWatch: hardware watchpoints (Z2/Z3/Z4) stop where the hardware
+// would report them to gdb — on x86-64 after the storing instruction, on
+// arm64 before it (gdb then steps it) — so gdb shows each old and new
+// value and the pc after the store; a read watchpoint catches the loop's
+// reads of limit. In --det the session leaves the run's trace hash as it
+// was.
+func TestGDBWatch(t *testing.T) {
+	hashRE := regexp.MustCompile(`trace-hash ([0-9a-f]+)`)
+	for _, arch := range []string{"arm64", "amd64"} {
+		t.Run(arch, func(t *testing.T) {
+			gdbFor(t, arch)
+			bin := filepath.Join("..", "..", "testdata", "bin", arch, "gdbwatch")
+			var o, e bytes.Buffer
+			code := run([]string{"run", "--clean-env", "--det", "--trace-hash", bin}, strings.NewReader(""), &o, &e)
+			m := hashRE.FindStringSubmatch(e.String())
+			if m == nil {
+				t.Fatalf("no trace hash without gdb: %s", e.String())
+			}
+			r := runUnderGDB(t, arch, []string{"--det", "--trace-hash"}, "gdbwatch", nil,
+				"watch *(long *)&counter", "continue", "continue", "info symbol $pc", "x/1i $pc",
+				"delete", "rwatch *(long *)&limit", "continue", "awatch *(long *)&counter", "continue",
+				"delete", "continue")
+			mustContain(t, r, "Hardware watchpoint 1: *(long *)&counter",
+				"Old value = 0\nNew value = 1\n", "Old value = 1\nNew value = 3\n",
+				"Hardware read watchpoint 2: *(long *)&limit\n\nValue = 5\n",
+				"Hardware access (read/write) watchpoint 3: *(long *)&counter\n\nValue = 3\n",
+				"exited normally")
+			// The stop is after the store: at bump's return.
+			ret := "ret"
+			if !regexp.MustCompile(`bump \+ \d+ in section .text\n=> 0x[0-9a-f]+ <bump\+\d+>:\s+` + ret).MatchString(r.gdb) {
+				t.Errorf("watchpoint stop not just after the store (at bump's %s):\n%s", ret, r.gdb)
+			}
+			g := hashRE.FindStringSubmatch(r.stderr)
+			if g == nil || g[1] != m[1] || r.stdout != o.String() || r.code != code {
+				t.Errorf("with gdb: hash %v status %d stdout %q; without: hash %s status %d stdout %q\ngdb:\n%s",
+					g, r.code, r.stdout, m[1], code, o.String(), r.gdb)
+			}
+		})
+	}
+}
+
+// TestGDBCatchSyscall: `catch syscall` (QCatchSyscalls) stops at the
+// entry and the return of the caught syscall only, with the result in the
+// return register at the return stop.
+func TestGDBCatchSyscall(t *testing.T) {
+	for _, arch := range []string{"arm64", "amd64"} {
+		t.Run(arch, func(t *testing.T) {
+			ret := "$x0"
+			if arch == "amd64" {
+				ret = "$rax"
+			}
+			r := runUnderGDB(t, arch, nil, "gdbwatch", nil,
+				"catch syscall getppid", "continue", "continue", "printf \"ret=%d\\n\", "+ret,
+				"delete", "catch syscall write", "continue", "delete", "continue")
+			mustContain(t, r, "(call to syscall getppid), ", "(returned from syscall getppid), ",
+				"(call to syscall write), ", " in write ()", "exited normally")
+			if m := regexp.MustCompile(`ret=(-?\d+)`).FindStringSubmatch(r.gdb); m == nil || m[1] == "0" || m[1][0] == '-' {
+				t.Errorf("getppid's return value at the return stop: %v\n%s", m, r.gdb)
+			}
+			if n := strings.Count(r.gdb, "syscall getppid), "); n != 2 {
+				t.Errorf("%d getppid stops, want 2:\n%s", n, r.gdb)
+			}
+			if r.code != 0 || r.stdout != "counter=15 ppid-positive=1\n" {
+				t.Errorf("uvm: status %d, stdout %q", r.code, r.stdout)
+			}
+		})
+	}
+}
+
+// TestGDBForkExec: fork, vfork and exec events (multiprocess+,
+// fork-events+, vfork-events+, exec-events+): gdb's catchpoints stop in
+// the parent, the child runs on detached (gdb's default), and after an
+// exec gdb loads the new program and stops at its breakpoints.
+func TestGDBForkExec(t *testing.T) {
+	for _, arch := range []string{"arm64", "amd64"} {
+		t.Run(arch, func(t *testing.T) {
+			r := runUnderGDB(t, arch, nil, "gdbwatch", []string{"fork"}, "catch fork", "continue", "info inferiors", "continue")
+			mustContain(t, r, "Catchpoint 1 (forked process ", " in _Fork ()", "[Detaching after fork from child process ", "exited normally")
+			if r.code != 0 || r.stdout != "child counter=115\ncounter=15 ppid-positive=1\n" {
+				t.Errorf("fork: uvm status %d, stdout %q", r.code, r.stdout)
+			}
+			r = runUnderGDB(t, arch, nil, "gdbwatch", []string{"vfork"}, "catch vfork", "continue", "continue")
+			mustContain(t, r, "Catchpoint 1 (vforked process ", "[Detaching after vfork from child process ", "exited normally")
+			if r.code != 0 || r.stdout != "vfork child status 7\ncounter=15 ppid-positive=1\n" {
+				t.Errorf("vfork: uvm status %d, stdout %q", r.code, r.stdout)
+			}
+			r = runUnderGDB(t, arch, nil, "gdbwatch", []string{"exec"}, "catch exec", "continue", "break bump", "continue", "bt 1", "delete", "continue")
+			mustContain(t, r, "is executing new program: ", "Catchpoint 1 (exec'd ", "Breakpoint 2, ", " in bump ()", "exited normally")
+			if r.code != 0 || r.stdout != "counter=15 ppid-positive=1\n" {
+				t.Errorf("exec: uvm status %d, stdout %q", r.code, r.stdout)
+			}
+		})
+	}
+}

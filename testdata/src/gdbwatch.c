@@ -1,0 +1,51 @@
+/* gdbwatch: the guest of the debugger tests (cmd/uvm/gdb_test.go): a
+ * global written in steps (watch, reverse execution), another only read
+ * (rwatch), a getppid (catch syscall) and, with the argument "fork",
+ * "vfork" or "exec", a child process or an execve of itself (fork, vfork
+ * and exec events). */
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+volatile long counter;
+volatile long limit = 5;
+
+__attribute__((noinline)) void bump(long i)
+{
+	counter += i;
+}
+
+int main(int argc, char **argv)
+{
+	for (long i = 1; i <= limit; i++)
+		bump(i);
+	long ppid = getppid();
+	if (argc > 1 && strcmp(argv[1], "fork") == 0) {
+		fflush(stdout);
+		pid_t pid = fork();
+		if (pid == 0) {
+			bump(100);
+			printf("child counter=%ld\n", counter);
+			fflush(stdout);
+			_exit(0);
+		}
+		int st;
+		waitpid(pid, &st, 0);
+	}
+	if (argc > 1 && strcmp(argv[1], "vfork") == 0) {
+		pid_t pid = vfork();
+		if (pid == 0)
+			_exit(7);
+		int st;
+		waitpid(pid, &st, 0);
+		printf("vfork child status %d\n", WEXITSTATUS(st));
+	}
+	if (argc > 1 && strcmp(argv[1], "exec") == 0) {
+		execl("/proc/self/exe", "gdbwatch", (char *)0);
+		perror("execl");
+		return 1;
+	}
+	printf("counter=%ld ppid-positive=%d\n", counter, ppid > 0);
+	return 0;
+}
