@@ -123,6 +123,9 @@ type Task struct {
 	// vvarSkip counts run-loop exits left before the next refreshVvar
 	// (owned by the task's goroutine).
 	vvarSkip int
+	// sigFrame is rt_sigreturn's frame buffer (sigreturnScratch; owned by
+	// the task's goroutine).
+	sigFrame []byte
 
 	// clearChildTID is set_tid_address/CLONE_CHILD_CLEARTID's address.
 	clearChildTID uint64
