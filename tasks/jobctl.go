@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/uvm-emu/uvm/signals"
 )
@@ -18,6 +19,10 @@ type groupStop struct {
 	sig      signals.Signal
 	reported bool // the stop was reported to a WUNTRACED waiter
 	changed  chan struct{}
+
+	// stoppedFast mirrors stopped (written under mu, read without it by
+	// the run loop's isStopped on every exit).
+	stoppedFast atomic.Bool
 }
 
 func (g *groupStop) wakeup() <-chan struct{} {
@@ -37,9 +42,7 @@ func (g *groupStop) notifyLocked() {
 }
 
 func (g *groupStop) isStopped() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.stopped
+	return g.stoppedFast.Load()
 }
 
 // stop parks the group (called by the thread that dequeued the stop
@@ -49,6 +52,7 @@ func (tg *ThreadGroup) stop(sig signals.Signal) {
 	g.mu.Lock()
 	already := g.stopped
 	g.stopped, g.sig, g.reported = true, sig, false
+	g.stoppedFast.Store(true)
 	g.notifyLocked()
 	g.mu.Unlock()
 	if already {
@@ -70,6 +74,7 @@ func (tg *ThreadGroup) cont() {
 	g.mu.Lock()
 	was := g.stopped
 	g.stopped = false
+	g.stoppedFast.Store(false)
 	g.notifyLocked()
 	g.mu.Unlock()
 	if was {

@@ -194,6 +194,7 @@ type Kernel struct {
 
 // NewKernel returns a kernel with the given options.
 func NewKernel(opts Options) *Kernel {
+	syscallTablesOnce.Do(buildSyscallTables)
 	if opts.Stdin == nil {
 		opts.Stdin = strings.NewReader("")
 	}

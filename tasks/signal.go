@@ -405,6 +405,16 @@ func arm64ESR(ex vm.Exit) uint64 {
 	return esr
 }
 
+// sigreturnScratch returns a buffer of n bytes for the frame rt_sigreturn
+// reads (the task's own, reused: the parsers copy out of it). n is the
+// fixed frame size of the arch's signals package, not guest-controlled.
+func (t *Task) sigreturnScratch(n int) []byte {
+	if cap(t.sigFrame) < n {
+		t.sigFrame = make([]byte, n)
+	}
+	return t.sigFrame[:n]
+}
+
 // sysRtSigreturn restores the context saved by setupFrame.
 func (t *Task) sysRtSigreturn() {
 	mm := t.tg.mm
@@ -419,7 +429,7 @@ func (t *Task) sysRtSigreturn() {
 	case *arm64.CPU:
 		cur := arm64Context(c)
 		addr, size, err := signals.ARM64SigreturnFrame(cur.SP)
-		buf := make([]byte, size)
+		buf := t.sigreturnScratch(size)
 		if err == nil && mm.ReadAt(buf, addr) != nil {
 			err = errors.New("unreadable frame")
 		}
@@ -437,7 +447,7 @@ func (t *Task) sysRtSigreturn() {
 	case *amd64.CPU:
 		cur := amd64Context(c)
 		addr, size := signals.AMD64SigreturnFrame(cur.GPR[signals.RSP])
-		buf := make([]byte, size)
+		buf := t.sigreturnScratch(size)
 		if mm.ReadAt(buf, addr) != nil {
 			bad()
 			return

@@ -23,10 +23,8 @@ func (t *Task) syscall() (stop bool, sc syscallResult, restartable bool) {
 	a := t.tg.arch
 	nr := t.cpu.Reg(a.nr)
 	orig0 := t.arg(0)
-	no, ok := a.table[nr]
-	if !ok {
-		no = sysNone
-	}
+	ent := a.entry(nr)
+	no := ent.no
 	k := t.tg.k
 	k.syscalls[no].Add(1)
 	var args [6]uint64
@@ -67,8 +65,8 @@ func (t *Task) syscall() (stop bool, sc syscallResult, restartable bool) {
 		k.traceSyscall(t, no, nr, args, &ret)
 		return t.killed.Load(), sc, false
 	default:
-		if h, ok := namedSyscalls[a.names[nr]]; ok && no == sysNone {
-			k.countNamed(a.names[nr])
+		if h := ent.named; h != nil && no == sysNone {
+			k.countNamed(ent.name)
 			var av [6]uint64
 			for i := range av {
 				av[i] = t.arg(i)
@@ -77,9 +75,9 @@ func (t *Task) syscall() (stop bool, sc syscallResult, restartable bool) {
 			break
 		}
 		ret, done = t.dispatch(no)
-		if h, ok := namedSyscalls[a.names[nr]]; ok && !done {
+		if h := ent.named; h != nil && !done {
 			// In the enum but implemented by name (registerSyscall).
-			k.countNamed(a.names[nr])
+			k.countNamed(ent.name)
 			ret, done = h(t, [6]uint64{t.arg(0), t.arg(1), t.arg(2), t.arg(3), t.arg(4), t.arg(5)}), true
 		}
 	}

@@ -25,6 +25,9 @@ type arch struct {
 	ret   int    // register receiving the result
 	table map[uint64]sysno
 	names map[uint64]string // every syscall name of the arch (sysnames.go)
+	// dense is table, names and namedSyscalls by number (syscalltab.go);
+	// built once by NewKernel, read-only after.
+	dense []syscallEntry
 	// cloneTLSArg / cloneCTIDArg: clone's argument order differs
 	// (arm64: flags, stack, ptid, tls, ctid; x86-64: flags, stack, ptid, ctid, tls).
 	cloneTLSArg, cloneCTIDArg int
@@ -117,6 +120,12 @@ type Task struct {
 	tg  *ThreadGroup
 	tid int32
 	cpu vm.CPU
+	// vvarSkip counts run-loop exits left before the next refreshVvar
+	// (owned by the task's goroutine).
+	vvarSkip int
+	// sigFrame is rt_sigreturn's frame buffer (sigreturnScratch; owned by
+	// the task's goroutine).
+	sigFrame []byte
 
 	// clearChildTID is set_tid_address/CLONE_CHILD_CLEARTID's address.
 	clearChildTID uint64
@@ -257,7 +266,12 @@ func (t *Task) run() {
 			t.timingExit(ex.Reason)
 		}
 		if k.det == nil && k.vdso != nil {
-			k.refreshVvar()
+			if t.vvarSkip <= 0 || ex.Reason == vm.ExitBudget {
+				t.vvarSkip = vvarRefreshExits
+				k.refreshVvar()
+			} else {
+				t.vvarSkip--
+			}
 		}
 		t.cpuTimerTick()
 		if k.det != nil {

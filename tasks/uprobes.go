@@ -228,8 +228,7 @@ func (tg *ThreadGroup) uprobeMunmap(start, end uint64) {
 func (t *Task) exitToUser(sc *syscallResult) bool {
 	for !t.killed.Load() {
 		if t.utask != nil && t.flags.Test(signals.TIF_UPROBE) {
-			t.flags.Clear(signals.TIF_UPROBE)
-			t.utask.NotifyResume(t.uregs)
+			t.utask.NotifyResume(t.uregs) // clears TIF_UPROBE first
 			continue
 		}
 		if t.sigPending() {
@@ -296,4 +295,13 @@ func (tg *ThreadGroup) uprobeXOLMremap(old, oldLen, newLen uint64, fixed bool) E
 		return 0
 	}
 	return Errno(tg.umm.XOLMremap(oldLen, newLen, fixed))
+}
+
+// TrapFlag is x86's RFLAGS.TF, read without computing the arithmetic
+// flags (uprobes' optional fast path for Flags()&TF); false on arm64.
+func (r *uRegs) TrapFlag() bool {
+	if c, ok := r.t.cpu.(*amd64.CPU); ok {
+		return c.TrapFlag()
+	}
+	return false
 }

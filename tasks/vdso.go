@@ -53,6 +53,13 @@ const vdsoStackGap = 256 * vm.PageSize
 // RealBase+counter before the data page is rewritten.
 const vvarStepNs = int64(time.Millisecond)
 
+// vvarRefreshExits is how many run-loop exits (syscalls, traps) a thread
+// makes between two refreshVvar checks; a budget exit (every runBudget
+// instructions) always checks. Reading the host clock on every exit was a
+// fifth of a getpid round trip; a wall-clock step still reaches the vDSO
+// within 64 exits or one budget.
+const vvarRefreshExits = 63
+
 // vdsoState is the kernel's side of the vDSO.
 type vdsoState struct {
 	// images by arch (read-only).

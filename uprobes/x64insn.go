@@ -422,10 +422,22 @@ func (t *Task) x86Emulate(au *archUprobe, r Regs) bool {
 		r.SetPC(r.PC() + uint64(au.ilen))
 		ok = true
 	}
-	if ok && r.Flags()&x86EFLAGS_TF != 0 {
+	if ok && x86TrapFlag(r) {
 		t.th.SendSignal(SIGTRAP, false)
 	}
 	return ok
+}
+
+// trapFlagReader is implemented by Regs that read x86's TF without
+// computing the whole flags register (an interpreter with lazy flags).
+type trapFlagReader interface{ TrapFlag() bool }
+
+// x86TrapFlag is r.Flags()&TF != 0, through TrapFlag when r has it.
+func x86TrapFlag(r Regs) bool {
+	if tf, ok := r.(trapFlagReader); ok {
+		return tf.TrapFlag()
+	}
+	return r.Flags()&x86EFLAGS_TF != 0
 }
 
 // x86PreXOL is arch_uprobe_pre_xol.

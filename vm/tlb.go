@@ -118,14 +118,14 @@ func (t *TLB) Sync() {
 // Enter marks the start of guest execution on this TLB (entry to Run or
 // Step) and resyncs it. Announcing first and reading the generation
 // second means a shootdown either sees the CPU executing or the CPU sees
-// the shootdown's generation.
+// the shootdown's generation. The announcement names the generation the
+// entries were filled at (t.gen), so a shootdown of any later one waits;
+// one store per entry (a syscall or uprobe round trip enters once).
 func (t *TLB) Enter() {
 	t.inRun = true
-	t.active.Store(1)
+	t.active.Store(t.gen + 1)
 	if g := t.mm.gen.Load(); t.gen != g {
 		t.flush(g)
-	} else {
-		t.active.Store(g + 1)
 	}
 }
 

@@ -52,7 +52,7 @@ var goGuests struct {
 	err map[string]error
 }
 
-func goGuestDir(t *testing.T, arch string) string {
+func goGuestDir(t testing.TB, arch string) string {
 	t.Helper()
 	goGuests.Lock()
 	defer goGuests.Unlock()

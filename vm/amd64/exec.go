@@ -15,7 +15,8 @@ import (
 func (c *CPU) Run(budget int64) vm.Exit {
 	c.tlb.Enter() // shootdowns see this CPU executing (vm.TLB)
 	defer c.tlb.Leave()
-	if c.interrupt.Swap(false) {
+	if c.interrupt.Load() { // a plain load on entry; an interrupt set after it stops the loop
+		c.interrupt.Store(false)
 		return vm.Exit{Reason: vm.ExitBudget, PC: c.regs.RIP}
 	}
 	if budget <= 0 {
