@@ -48,7 +48,7 @@ func (c *CPU) Step() vm.Exit {
 }
 
 // ea is the address of a load or store whose mode is not A64ModeOffset.
-func ea(in *decode.A64, r *[decode.A64NumRegs]uint64, pc uint64) uint64 {
+func ea(in *decode.A64, r *gprView, pc uint64) uint64 {
 	switch in.Flags & decode.A64ModeMask {
 	case decode.A64ModePost:
 		return r[in.Rn]
@@ -62,7 +62,7 @@ func ea(in *decode.A64, r *[decode.A64NumRegs]uint64, pc uint64) uint64 {
 }
 
 // writeback updates the base register of a pre/post-indexed access.
-func writeback(in *decode.A64, r *[decode.A64NumRegs]uint64, addr uint64) {
+func writeback(in *decode.A64, r *gprView, addr uint64) {
 	switch in.Flags & decode.A64ModeMask {
 	case decode.A64ModePre:
 		r[in.Rn] = addr
@@ -127,7 +127,7 @@ block:
 			end = pc + 4
 		}
 		for pc < end {
-			in = &pg.Insn[pc>>2&(icache.A64InsnsPerPage-1)]
+			in = insnAt(pg, pc)
 			switch in.Op {
 			case decode.A64ADDI:
 				r[in.Rd] = (r[in.Rn] + in.Imm) & wmask(in.Sf)

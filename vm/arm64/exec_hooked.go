@@ -62,7 +62,7 @@ block:
 			end = pc + 4
 		}
 		for pc < end {
-			in = &pg.Insn[pc>>2&(icache.A64InsnsPerPage-1)]
+			in = insnAt(pg, pc)
 			switch in.Op {
 			case decode.A64ADDI:
 				r[in.Rd] = (r[in.Rn] + in.Imm) & wmask(in.Sf)
