@@ -19,7 +19,7 @@ type CPU struct {
 	regs Regs
 	// r indexes X, SP, ZR and Discard of regs as one array by the
 	// resolved register numbers of decode.A64 (see Regs).
-	r     *[decode.A64NumRegs]uint64
+	r     *gprView
 	mm    *vm.MM
 	tlb   *vm.TLB
 	cache *icache.A64Cache
@@ -50,7 +50,21 @@ type CPU struct {
 	// default is host monotonic time since the CPU was created.
 	Counter func(retired, pc uint64) uint64
 	born    time.Time
+
+	// _ pads CPU to at least the size of a gprView, which starts at regs
+	// (offset 0): see gprView.
+	_ [gprViewPad]byte
 }
+
+// gprView is the general register file as the interpreter loops index it
+// (gpr): X, SP, ZR and Discard of Regs by the resolved register numbers of
+// decode.A64, which are always below decode.A64NumRegs. It is 256 entries
+// long so that an index of type uint8 needs no bounds check in the hot
+// loop; the entries past Discard alias the rest of the CPU, which the
+// padding at CPU's end keeps inside the struct, and are never used.
+type gprView [256]uint64
+
+const gprViewPad = 2048 - 1496
 
 const (
 	l0Bits = 6
@@ -77,6 +91,14 @@ func init() {
 	if unsafe.Offsetof(r.X) != 0 || unsafe.Offsetof(r.SP) != decode.A64RegSP*8 ||
 		unsafe.Offsetof(r.ZR) != decode.A64RegZR*8 || unsafe.Offsetof(r.Discard) != decode.A64RegDiscard*8 {
 		panic("arm64: Regs layout does not match decode.A64Reg*")
+	}
+	if unsafe.Offsetof(CPU{}.regs) != 0 || unsafe.Sizeof(CPU{}) < unsafe.Sizeof(gprView{}) {
+		panic("arm64: CPU does not hold a gprView at its start")
+	}
+	var pg icache.A64Page
+	if unsafe.Offsetof(pg.Insn) != 0 || unsafe.Sizeof(pg.Insn) != icache.A64InsnsPerPage*unsafe.Sizeof(decode.A64{}) ||
+		icache.A64InsnsPerPage*4 != vm.PageSize || unsafe.Sizeof(decode.A64{})%4 != 0 {
+		panic("arm64: icache.A64Page layout does not match insnAt")
 	}
 }
 
@@ -243,6 +265,13 @@ var _ vm.CPU = (*CPU)(nil)
 // resolved register numbers of decode.A64. The interpreter loops use it
 // rather than the stored c.r: the compiler knows it is not nil, so the
 // register accesses need no nil checks.
-func (c *CPU) gpr() *[decode.A64NumRegs]uint64 {
-	return (*[decode.A64NumRegs]uint64)(unsafe.Pointer(&c.regs))
+func (c *CPU) gpr() *gprView {
+	return (*gprView)(unsafe.Pointer(&c.regs))
+}
+
+// insnAt is &pg.Insn[pc>>2 % A64InsnsPerPage] computed as a byte offset,
+// so that the field loads of the hot loop fold into one indexed load each
+// (a decode.A64 is not a power of two bytes long).
+func insnAt(pg *icache.A64Page, pc uint64) *decode.A64 {
+	return (*decode.A64)(unsafe.Add(unsafe.Pointer(pg), uintptr(pc&(vm.PageSize-4))*(unsafe.Sizeof(decode.A64{})/4)))
 }

@@ -48,7 +48,7 @@ func (c *CPU) Step() vm.Exit {
 }
 
 // ea is the address of a load or store whose mode is not A64ModeOffset.
-func ea(in *decode.A64, r *[decode.A64NumRegs]uint64, pc uint64) uint64 {
+func ea(in *decode.A64, r *gprView, pc uint64) uint64 {
 	switch in.Flags & decode.A64ModeMask {
 	case decode.A64ModePost:
 		return r[in.Rn]
@@ -62,7 +62,7 @@ func ea(in *decode.A64, r *[decode.A64NumRegs]uint64, pc uint64) uint64 {
 }
 
 // writeback updates the base register of a pre/post-indexed access.
-func writeback(in *decode.A64, r *[decode.A64NumRegs]uint64, addr uint64) {
+func writeback(in *decode.A64, r *gprView, addr uint64) {
 	switch in.Flags & decode.A64ModeMask {
 	case decode.A64ModePre:
 		r[in.Rn] = addr
@@ -90,6 +90,7 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 	pc := c.regs.PC
 	nzcv := c.regs.NZCV >> 28 & 15
 	var pg *icache.A64Page
+	var end uint64 // where the current block must stop: pg's end, or pc+4 for a step
 	var in *decode.A64
 	var addr uint64
 	var res memResult
@@ -104,7 +105,7 @@ block:
 			exit.PC = pc
 			goto done
 		}
-		if !c.step && c.stop.Load() != 0 {
+		if c.stop.Load() != 0 && !c.step {
 			c.stop.Store(0)
 			exit = vm.Exit{Reason: vm.ExitBudget, PC: pc}
 			goto done
@@ -120,14 +121,14 @@ block:
 				exit.Fault.Access = vm.AccessExec
 				goto done
 			}
+			// A step (limit 1) runs one block: the first.
+			if end = pg.VA + vm.PageSize; c.step {
+				end = pc + 4
+			}
 		}
 		c.blockStart = pc
-		end := pg.VA + vm.PageSize
-		if c.step {
-			end = pc + 4
-		}
 		for pc < end {
-			in = &pg.Insn[pc>>2&(icache.A64InsnsPerPage-1)]
+			in = insnAt(pg, pc)
 			switch in.Op {
 			case decode.A64ADDI:
 				r[in.Rd] = (r[in.Rn] + in.Imm) & wmask(in.Sf)

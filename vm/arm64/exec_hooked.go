@@ -24,6 +24,7 @@ func (c *CPU) runCM(limit uint64, step bool) (exit vm.Exit) {
 	pc := c.regs.PC
 	nzcv := c.regs.NZCV >> 28 & 15
 	var pg *icache.A64Page
+	var end uint64 // where the current block must stop: pg's end, or pc+4 for a step
 	var in *decode.A64
 	var addr uint64
 	var res memResult
@@ -39,7 +40,7 @@ block:
 			exit.PC = pc
 			goto done
 		}
-		if !c.step && c.stop.Load() != 0 {
+		if c.stop.Load() != 0 && !c.step {
 			c.stop.Store(0)
 			exit = vm.Exit{Reason: vm.ExitBudget, PC: pc}
 			goto done
@@ -55,14 +56,14 @@ block:
 				exit.Fault.Access = vm.AccessExec
 				goto done
 			}
+			// A step (limit 1) runs one block: the first.
+			if end = pg.VA + vm.PageSize; c.step {
+				end = pc + 4
+			}
 		}
 		c.blockStart = pc
-		end := pg.VA + vm.PageSize
-		if c.step {
-			end = pc + 4
-		}
 		for pc < end {
-			in = &pg.Insn[pc>>2&(icache.A64InsnsPerPage-1)]
+			in = insnAt(pg, pc)
 			switch in.Op {
 			case decode.A64ADDI:
 				r[in.Rd] = (r[in.Rn] + in.Imm) & wmask(in.Sf)
