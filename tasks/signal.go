@@ -157,6 +157,9 @@ func (t *Task) forceSignal(info signals.SigInfo) {
 // exitSignalInfo turns a synchronous exit of the interpreter into the
 // signal Linux would send, with the arch's fault context.
 func (t *Task) exitSignalInfo(ex vm.Exit) signals.SigInfo {
+	if t.tg.arch == &amd64ABI {
+		t.recordX86Trap(ex) // x86trap.go
+	}
 	switch ex.Reason {
 	case vm.ExitFault:
 		if ex.Fault.Bus {
@@ -174,6 +177,10 @@ func (t *Task) exitSignalInfo(ex vm.Exit) signals.SigInfo {
 		t.fault = ex
 		return signals.FaultInfo(signals.SIGBUS, signals.BUS_ADRALN, ex.Fault.Addr)
 	case vm.ExitUndefined:
+		if t.tg.arch == &amd64ABI {
+			// #UD: do_error_trap's ILL_ILLOPN for every invalid opcode.
+			return signals.FaultInfo(signals.SIGILL, signals.ILL_ILLOPN, ex.PC)
+		}
 		return signals.FaultInfo(signals.SIGILL, signals.ILL_ILLOPC, ex.PC)
 	case vm.ExitBreakpoint:
 		if t.tg.arch == &amd64ABI {
@@ -362,17 +369,7 @@ func (t *Task) setupFrame(sig signals.Signal, info *signals.SigInfo, act signals
 		setARM64Context(c, &ctx)
 	case *amd64.CPU:
 		ctx := amd64Context(c)
-		if t.fault.Reason == vm.ExitFault && sig == signals.SIGSEGV {
-			ctx.Trapno = 14
-			ctx.CR2 = t.fault.Fault.Addr
-			ctx.Err = 4 // user
-			if t.fault.Fault.Access == vm.AccessWrite {
-				ctx.Err |= 2
-			}
-			if t.fault.Fault.Mapped {
-				ctx.Err |= 1
-			}
-		}
+		t.x86FrameTrap(&ctx) // x86trap.go
 		f, err := signals.BuildAMD64Frame(&ctx, info, blocked, act, t.alt)
 		if err != nil || mm.WriteAt(f.Bytes, f.Addr) != nil {
 			return false

@@ -135,6 +135,8 @@ type Task struct {
 	pending signals.Pending
 	blocked signals.SigSet
 	alt     signals.StackT
+	// x86trap: trap_nr/error_code/cr2 of an x86-64 thread (x86trap.go).
+	x86trap x86Trap
 	// savedBlocked is the mask to restore after rt_sigsuspend.
 	savedBlocked *signals.SigSet
 	// restartBlock is what restart_syscall runs (nanosleep, poll; see

@@ -32,11 +32,12 @@ DYNAMIC="dynhello"
 # with expected/NAME.amd64.out and, on a host with the features, with a
 # native run), with their own flags: x86_bmi uses BMI1/BMI2/LZCNT/MOVBE/ADX
 # and RDTSCP/RDPID/FSGSBASE, x86_mmx MMX and SSE-on-MMX, x86_vsyscall the
-# legacy vsyscall page.
+# legacy vsyscall page, x86_traps the traps and exceptions (TestX86Traps).
 declare -A AMD64_ONLY=(
 	[x86_bmi]="-march=x86-64-v3 -O2 -mno-avx -mrdpid -mfsgsbase -g0 -Wall"
 	[x86_mmx]="-O2 -mssse3 -g0 -Wall"
 	[x86_vsyscall]="-O2 -g0 -Wall"
+	[x86_traps]="-O2 -g0 -Wall"
 )
 # Programs whose arm64 run under qemu-user is no oracle (check skips it):
 # creds calls fchmodat2, which qemu 7.2 does not know (ENOSYS); the

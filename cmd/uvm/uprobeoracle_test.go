@@ -353,7 +353,7 @@ func TestUprobeOracle(t *testing.T) {
 						if (plain.Out == got.Out) != (kplain == want.Out) {
 							t.Errorf("%s (%s) against %s: the probe changes the output under one and not the other:\n%s", c.name, want.Bytes, against, d)
 						} else {
-							t.Logf("uvm's CPU differs from the host's on this instruction without a probe; fate and hits agree")
+							t.Logf("uvm's CPU differs from the host's on this instruction without a probe; fate and hits agree:\n%s", lineDiff(plain.Out, kplain))
 						}
 						return
 					}

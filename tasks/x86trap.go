@@ -1,0 +1,76 @@
+package tasks
+
+import (
+	"github.com/uvm-emu/uvm/signals"
+	"github.com/uvm-emu/uvm/vm"
+)
+
+// x86Trap is an x86-64 thread's fault information, Linux's
+// thread.trap_nr, thread.error_code and thread.cr2: set by every trap the
+// kernel turns into a signal and kept until the next one, so every signal
+// frame reports the last trap (a SIGUSR1 after a page fault still shows
+// trapno 14). Only the thread itself touches it (its run loop).
+type x86Trap struct {
+	trapNr, errCode, cr2 uint64
+	// rf: the pending forced signal comes from a fault, whose exception
+	// frame the CPU writes with RFLAGS.RF set (SDM vol. 3 17.3.1.1); the
+	// next signal frame saves RFLAGS with RF. Traps (#BP) do not set it.
+	rf bool
+}
+
+// x86 exception vectors (arch/x86/include/asm/trapnr.h).
+const (
+	x86TrapDE = 0  // divide error
+	x86TrapBP = 3  // int3
+	x86TrapUD = 6  // invalid opcode
+	x86TrapGP = 13 // general protection
+	x86TrapPF = 14 // page fault
+	x86TrapAC = 17 // alignment check
+	x86TrapXF = 19 // SIMD floating-point exception
+
+	rflagsRF = 1 << 16
+)
+
+// recordX86Trap records the trap an interpreter exit stands for (do_trap,
+// do_error_trap, exc_page_fault, math_error set trap_nr and error_code;
+// the page fault also cr2).
+func (t *Task) recordX86Trap(ex vm.Exit) {
+	x := &t.x86trap
+	x.rf = true
+	x.errCode = 0
+	switch ex.Reason {
+	case vm.ExitFault:
+		x.trapNr, x.cr2 = x86TrapPF, ex.Fault.Addr
+		x.errCode = 4 // user
+		if ex.Fault.Access == vm.AccessWrite {
+			x.errCode |= 2
+		}
+		if ex.Fault.Mapped {
+			x.errCode |= 1
+		}
+	case vm.ExitAlignment:
+		x.trapNr = x86TrapAC
+	case vm.ExitUndefined:
+		x.trapNr = x86TrapUD
+	case vm.ExitBreakpoint:
+		x.trapNr, x.rf = x86TrapBP, false
+	case vm.ExitDivide:
+		x.trapNr = x86TrapDE
+		if ex.Code != 0 {
+			x.trapNr = x86TrapXF
+		}
+	default: // ExitPrivileged and the rest: #GP(0)
+		x.trapNr = x86TrapGP
+	}
+}
+
+// x86FrameTrap fills the frame's trap fields from the thread's last trap
+// and consumes the pending RF.
+func (t *Task) x86FrameTrap(ctx *signals.AMD64Context) {
+	x := &t.x86trap
+	ctx.Trapno, ctx.Err, ctx.CR2 = x.trapNr, x.errCode, x.cr2
+	if x.rf {
+		ctx.RFLAGS |= rflagsRF
+		x.rf = false
+	}
+}
