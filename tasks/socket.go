@@ -414,15 +414,24 @@ func (s *sock) blockOn(t *Task, w *sock, ready func() bool, timeo int64) Errno {
 		defer s.ns.mu.Unlock()
 		return ready()
 	}
+	return t.sockWait(locked, w.wakeup, timeo)
+}
+
+// sockWait is a socket's blocking wait (sk_wait_event) for both the
+// in-kernel and the host sockets: it returns 0 to retry, EAGAIN at the
+// timeout (SO_RCVTIMEO/SO_SNDTIMEO in ns; 0: none), or, for a signal,
+// EINTR when a timeout was set (Linux never restarts those) and the
+// restart code otherwise.
+func (t *Task) sockWait(ready func() bool, wake func() <-chan struct{}, timeo int64) Errno {
 	to := int64(-1)
 	if timeo > 0 {
 		to = timeo
 	}
-	timedOut := t.wait(locked, w.wakeup, to)
+	timedOut := t.wait(ready, wake, to)
 	if t.killed.Load() {
 		return EINTR
 	}
-	if t.sigPending() && !locked() {
+	if t.sigPending() && !ready() {
 		if timeo > 0 {
 			return EINTR
 		}
@@ -1271,39 +1280,95 @@ func (t *Task) readIovecs(addr, n uint64) ([]iovec, uint64, Errno) {
 	return iov, total, 0
 }
 
-// sendmsg1 sends one msghdr and returns the count sent.
-func (t *Task) sendmsg1(s *sock, f *openFile, mh uint64, flags int) (int, Errno) {
-	h, e := t.readBuf(mh, msghdrSize)
+// msgHeader is a guest msghdr with its iovec array read and checked
+// (readIovecs), shared by the in-kernel and the host sockets' sendmsg and
+// recvmsg.
+type msgHeader struct {
+	addr  uint64 // the msghdr's guest address
+	raw   []byte // its msghdrSize bytes
+	iov   []iovec
+	total uint64 // the bytes the iovecs cover, at most sockMaxMsg
+}
+
+func (t *Task) readMsgHeader(mh uint64) (msgHeader, Errno) {
+	raw, e := t.readBuf(mh, msghdrSize)
 	if e != 0 {
-		return 0, e
+		return msgHeader{}, e
 	}
 	le := binary.LittleEndian
-	iov, total, e := t.readIovecs(le.Uint64(h[mhIov:]), le.Uint64(h[mhIovLen:]))
+	iov, total, e := t.readIovecs(le.Uint64(raw[mhIov:]), le.Uint64(raw[mhIovLen:]))
 	if e != 0 {
-		return 0, e
+		return msgHeader{}, e
 	}
-	data := make([]byte, 0, total)
-	for _, v := range iov {
-		n := min(v.len, total-uint64(len(data)))
+	return msgHeader{addr: mh, raw: raw, iov: iov, total: total}, 0
+}
+
+func (m msgHeader) field64(off int) uint64 { return binary.LittleEndian.Uint64(m.raw[off:]) }
+
+// gatherMsg reads the bytes the iovecs cover and the destination address
+// (msg_name, nil when absent) for sendmsg.
+func (t *Task) gatherMsg(m msgHeader) (data, to []byte, e Errno) {
+	data = make([]byte, 0, m.total)
+	for _, v := range m.iov {
+		n := min(v.len, m.total-uint64(len(data)))
 		if n == 0 {
 			continue
 		}
 		b, e := t.readBuf(v.base, n)
 		if e != 0 {
-			return 0, e
+			return nil, nil, e
 		}
 		data = append(data, b...)
 	}
-	var rawTo []byte
-	if na := le.Uint64(h[mhName:]); na != 0 {
-		if rawTo, e = t.readSockaddr(na, uint64(le.Uint32(h[mhNameLen:]))); e != 0 {
-			return 0, e
+	if na := m.field64(mhName); na != 0 {
+		if to, e = t.readSockaddr(na, uint64(binary.LittleEndian.Uint32(m.raw[mhNameLen:]))); e != 0 {
+			return nil, nil, e
 		}
+	}
+	return data, to, 0
+}
+
+// scatterMsg writes received bytes into the iovecs and, when the guest
+// asked for it, the source address into msg_name (truncated to the
+// guest's msg_namelen, which then says the full length), for recvmsg.
+func (t *Task) scatterMsg(m msgHeader, data, from []byte) Errno {
+	off := 0
+	for _, v := range m.iov {
+		if off >= len(data) {
+			break
+		}
+		k := min(int(v.len), len(data)-off)
+		if e := t.writeBytes(v.base, data[off:off+k]); e != 0 {
+			return e
+		}
+		off += k
+	}
+	if na := m.field64(mhName); na != 0 {
+		have := binary.LittleEndian.Uint32(m.raw[mhNameLen:])
+		if e := t.writeBytes(na, from[:min(int(have), len(from))]); e != 0 {
+			return e
+		}
+		if e := t.putU32(m.addr+mhNameLen, uint32(len(from))); e != 0 {
+			return e
+		}
+	}
+	return 0
+}
+
+// sendmsg1 sends one msghdr and returns the count sent.
+func (t *Task) sendmsg1(s *sock, f *openFile, mh uint64, flags int) (int, Errno) {
+	m, e := t.readMsgHeader(mh)
+	if e != 0 {
+		return 0, e
+	}
+	data, rawTo, e := t.gatherMsg(m)
+	if e != 0 {
+		return 0, e
 	}
 	var rights []*openFile
 	var cred *ucred
-	if cl := le.Uint64(h[mhControlLen:]); cl > 0 {
-		if rights, cred, e = t.parseCmsgs(s, le.Uint64(h[mhControl:]), cl); e != 0 {
+	if cl := m.field64(mhControlLen); cl > 0 {
+		if rights, cred, e = t.parseCmsgs(s, m.field64(mhControl), cl); e != 0 {
 			return 0, e
 		}
 	}
@@ -1318,47 +1383,28 @@ func (t *Task) sendmsg1(s *sock, f *openFile, mh uint64, flags int) (int, Errno)
 
 // recvmsg1 receives into one msghdr and returns the count received.
 func (t *Task) recvmsg1(s *sock, f *openFile, mh uint64, flags int) (int, Errno) {
-	h, e := t.readBuf(mh, msghdrSize)
+	m, e := t.readMsgHeader(mh)
 	if e != 0 {
 		return 0, e
 	}
-	le := binary.LittleEndian
-	iov, total, e := t.readIovecs(le.Uint64(h[mhIov:]), le.Uint64(h[mhIovLen:]))
+	r, e := s.recv(t, f, int(m.total), flags)
 	if e != 0 {
 		return 0, e
 	}
-	r, e := s.recv(t, f, int(total), flags)
-	if e != 0 {
-		return 0, e
+	var from []byte
+	if m.field64(mhName) != 0 {
+		from = s.fromBytes(r)
 	}
-	off := 0
-	for _, v := range iov {
-		if off >= len(r.data) {
-			break
-		}
-		k := min(int(v.len), len(r.data)-off)
-		if e := t.writeBytes(v.base, r.data[off:off+k]); e != 0 {
-			return 0, e
-		}
-		off += k
+	if e := t.scatterMsg(m, r.data, from); e != 0 {
+		return 0, e
 	}
 	mflags := r.flags
-	if na := le.Uint64(h[mhName:]); na != 0 {
-		from := s.fromBytes(r)
-		have := le.Uint32(h[mhNameLen:])
-		if e := t.writeBytes(na, from[:min(int(have), len(from))]); e != 0 {
-			return 0, e
-		}
-		if e := t.putU32(mh+mhNameLen, uint32(len(from))); e != 0 {
-			return 0, e
-		}
-	}
-	ctl, trunc := t.buildCmsgs(s, r, le.Uint64(h[mhControlLen:]), flags)
+	ctl, trunc := t.buildCmsgs(s, r, m.field64(mhControlLen), flags)
 	if trunc {
 		mflags |= msgCTRUNC
 	}
 	if len(ctl) > 0 {
-		if e := t.writeBytes(le.Uint64(h[mhControl:]), ctl); e != 0 {
+		if e := t.writeBytes(m.field64(mhControl), ctl); e != 0 {
 			return 0, e
 		}
 	}

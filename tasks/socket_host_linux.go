@@ -177,24 +177,7 @@ func (h *hostSock) timeouts() (rcv, snd int64) {
 // or the restart code for a signal, as the in-kernel sock.blockOn.
 func (h *hostSock) await(t *Task, want uint16, timeo int64) Errno {
 	ready := func() bool { return h.revents()&(want|pollHUP|pollERR) != 0 }
-	to := int64(-1)
-	if timeo > 0 {
-		to = timeo
-	}
-	timedOut := t.wait(ready, h.wakeup, to)
-	if t.killed.Load() {
-		return EINTR
-	}
-	if t.sigPending() && !ready() {
-		if timeo > 0 {
-			return EINTR
-		}
-		return Errno(erestartsys)
-	}
-	if timedOut {
-		return EAGAIN
-	}
-	return 0
+	return t.sockWait(ready, h.wakeup, timeo)
 }
 
 // bufPtr is b's first byte, nil for an empty b.
@@ -584,34 +567,15 @@ func hostRecvfrom(t *Task, a [6]uint64) (uint64, bool) {
 
 // sendmsg1 sends one guest msghdr on a host socket.
 func (h *hostSock) sendmsg1(t *Task, f *openFile, mh uint64, flags int) (int, Errno) {
-	hdr, e := t.readBuf(mh, msghdrSize)
+	m, e := t.readMsgHeader(mh)
 	if e != 0 {
 		return 0, e
 	}
-	le := binary.LittleEndian
-	iov, total, e := t.readIovecs(le.Uint64(hdr[mhIov:]), le.Uint64(hdr[mhIovLen:]))
+	data, to, e := t.gatherMsg(m)
 	if e != 0 {
 		return 0, e
 	}
-	data := make([]byte, 0, total)
-	for _, v := range iov {
-		n := min(v.len, total-uint64(len(data)))
-		if n == 0 {
-			continue
-		}
-		b, e := t.readBuf(v.base, n)
-		if e != 0 {
-			return 0, e
-		}
-		data = append(data, b...)
-	}
-	var to []byte
-	if na := le.Uint64(hdr[mhName:]); na != 0 {
-		if to, e = t.readSockaddr(na, uint64(le.Uint32(hdr[mhNameLen:]))); e != 0 {
-			return 0, e
-		}
-	}
-	if le.Uint64(hdr[mhControlLen:]) > 0 {
+	if m.field64(mhControlLen) > 0 {
 		t.sockUnimpl("sendmsg control messages on a --net=host socket")
 		return 0, EINVAL
 	}
@@ -621,38 +585,16 @@ func (h *hostSock) sendmsg1(t *Task, f *openFile, mh uint64, flags int) (int, Er
 // recvmsg1 receives into one guest msghdr from a host socket (no
 // control messages: none of the passed-through options makes any).
 func (h *hostSock) recvmsg1(t *Task, f *openFile, mh uint64, flags int) (int, Errno) {
-	hdr, e := t.readBuf(mh, msghdrSize)
+	m, e := t.readMsgHeader(mh)
 	if e != 0 {
 		return 0, e
 	}
-	le := binary.LittleEndian
-	iov, total, e := t.readIovecs(le.Uint64(hdr[mhIov:]), le.Uint64(hdr[mhIovLen:]))
+	r, e := h.recv(t, f, int(m.total), flags)
 	if e != 0 {
 		return 0, e
 	}
-	r, e := h.recv(t, f, int(total), flags)
-	if e != 0 {
+	if e := t.scatterMsg(m, r.data, r.from); e != 0 {
 		return 0, e
-	}
-	off := 0
-	for _, v := range iov {
-		if off >= len(r.data) {
-			break
-		}
-		k := min(int(v.len), len(r.data)-off)
-		if e := t.writeBytes(v.base, r.data[off:off+k]); e != 0 {
-			return 0, e
-		}
-		off += k
-	}
-	if na := le.Uint64(hdr[mhName:]); na != 0 {
-		have := le.Uint32(hdr[mhNameLen:])
-		if e := t.writeBytes(na, r.from[:min(int(have), len(r.from))]); e != 0 {
-			return 0, e
-		}
-		if e := t.putU32(mh+mhNameLen, uint32(len(r.from))); e != 0 {
-			return 0, e
-		}
 	}
 	if e := t.putU64(mh+mhControlLen, 0); e != 0 {
 		return 0, e
