@@ -18,6 +18,7 @@ import (
 var allowed = map[string][]string{
 	"cmd/uvm":                   {"tasks", "vm", "uprobes", "signals", "icache", "decode", "vm/arm64", "vm/amd64", "guestprof", "gdbstub", "timing"},
 	"tasks":                     {"uprobes", "signals", "vm", "vm/arm64", "vm/amd64", "icache", "decode", "guestprof", "timing", "vdso"},
+	"tasks/internal/sysgen":     {},
 	"uprobes":                   {"decode"},
 	"guestprof":                 {"vm"},
 	"signals":                   {},

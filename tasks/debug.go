@@ -369,8 +369,8 @@ func (d *Debugger) Pid() int32 {
 
 // Arch is the debugged process's guest architecture.
 func (d *Debugger) Arch() vm.Arch {
-	if tg := d.tg.Load(); tg != nil && tg.arch == &amd64ABI {
-		return vm.ArchAMD64
+	if tg := d.tg.Load(); tg != nil {
+		return tg.arch.vmArch
 	}
 	return vm.ArchARM64
 }
@@ -612,7 +612,7 @@ func (t *Task) debugRun(budget int64) vm.Exit {
 // debugger dropped the last breakpoint during a stop, so the rest of the
 // slice may run at full speed.
 func (t *Task) debugStep(d *Debugger, start uint64, budget int64) (ex vm.Exit, more bool) {
-	arm := t.tg.arch == &arm64ABI
+	arm := t.tg.arch.vmArch == vm.ArchARM64
 	gen := ^uint64(0)
 	var first bool
 	sigAtEntry := t.sigPending()

@@ -101,7 +101,7 @@ func (t *Task) debugSyscallEntry() debugSys {
 	}
 	a := t.tg.arch
 	ds := debugSys{traced: true, nr: t.cpu.Reg(a.nr), mm: t.tg.mm}
-	switch a.table[ds.nr] {
+	switch a.entry(ds.nr).no {
 	case sysClone:
 		ds.flags = t.arg(0)
 	case sysClone3:
@@ -126,7 +126,7 @@ func (t *Task) debugSyscallExit(ds debugSys) {
 	a := t.tg.arch
 	want := d.events.Load()
 	trap := DebugStop{Tid: t.tid, Signal: int(signals.SIGTRAP), Break: -1}
-	switch a.table[ds.nr] {
+	switch a.entry(ds.nr).no {
 	case sysClone, sysClone3, sysFork, sysVfork:
 		child := int64(t.cpu.Reg(a.ret))
 		if child <= 0 || child > 1<<31-1 || ds.flags&cloneThread != 0 {

@@ -1,8 +1,9 @@
 // Package tasks plays the Linux kernel for guest programs: tasks (threads)
 // and thread groups (processes), the run loop, syscalls, futexes, signals'
 // delivery, open files and the guest's view of the file system. Both guest
-// architectures share one implementation; each arch only maps its syscall
-// numbers and register ABI (sysno.go, the arch table).
+// architectures share one implementation; each arch is one value of the
+// arch table (task.go: syscall names and registers, struct layouts, CPU
+// construction through loadImage), not type switches.
 //
 // # Lock order
 //
@@ -35,9 +36,12 @@
 //
 // # Files
 //
-// kernel.go (Kernel, Start), process.go (fork, exec, exit, wait), task.go
-// (the run loop and exit to user), sched.go (the deterministic scheduler),
-// syscall.go and sysno.go (the syscall table), fileops.go (the
+// kernel.go (Kernel, Start), image.go (the image setup Start and execve
+// share), process.go (fork, exec, exit, wait), task.go (the arch table,
+// the run loop and exit to user), sched.go (the deterministic scheduler),
+// syscall.go, syscall_table.go, syscalltab.go, sysno.go and the generated
+// sysnames.go (the syscall table: number → name → sysno → handler),
+// fileops.go (the
 // file-operations interface every open-file kind implements), signal.go,
 // uprobes.go (the uprobes model's hooks into the run loop), vfs*.go (the
 // confined file system), procfs.go and devfs.go (synthetic /proc and /dev).

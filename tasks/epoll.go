@@ -183,10 +183,7 @@ type epollFile struct {
 // epollEventSize is sizeof(struct epoll_event): packed (12 bytes) on
 // x86-64, naturally aligned (16, data at 8) on arm64.
 func (t *Task) epollEventSize() (size, dataOff uint64) {
-	if t.tg.arch == &arm64ABI {
-		return 16, 8
-	}
-	return 12, 4
+	return t.tg.arch.epollEventSize, t.tg.arch.epollDataOff
 }
 
 func (t *Task) sysEpollCreate1(flags uint64) uint64 {

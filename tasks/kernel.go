@@ -19,8 +19,6 @@ import (
 	"github.com/uvm-emu/uvm/timing"
 	"github.com/uvm-emu/uvm/uprobes"
 	"github.com/uvm-emu/uvm/vm"
-	"github.com/uvm-emu/uvm/vm/amd64"
-	"github.com/uvm-emu/uvm/vm/arm64"
 )
 
 // Options configure a Kernel.
@@ -359,49 +357,12 @@ func (k *Kernel) load(path string, argv []string) (*Task, error) {
 	mm := vm.NewMM()
 	mm.Acct = k.acct
 	mm.ExePath, mm.ExeName = abs, name
-	img, err := vm.LoadELF(mm, abs, data)
-	if err != nil {
-		return nil, err
-	}
-	var cpu vm.CPU
 	spec := &vm.StackSpec{Argv: argv, Envp: k.opts.Env, ExecFn: path, UID: uint64(os.Getuid()), GID: uint64(os.Getgid())}
-	if _, err := io.ReadFull(k.opts.Random, spec.Random[:]); err != nil {
-		return nil, err
-	}
-	var a *arch
-	switch img.Arch {
-	case vm.ArchARM64:
-		c := arm64.NewCPU(mm)
-		cpu = c
-		spec.Platform = "aarch64"
-		spec.HWCap, spec.HWCap2 = arm64.HWCAP, arm64.HWCAP2
-		spec.MinSigStk = 5120
-		a = &arm64ABI
-	case vm.ArchAMD64:
-		c := amd64.NewCPU(mm)
-		if !c.SetCPUModel(k.opts.CPUModel) {
-			return nil, fmt.Errorf("unknown x86-64 CPU model %q", k.opts.CPUModel)
-		}
-		cpu = c
-		spec.Platform = "x86_64"
-		spec.HWCap, spec.HWCap2 = amd64.HWCAP(), amd64.HWCAP2()
-		a = &amd64ABI
-	}
-	entry, interpBase, err := k.loadInterp(mm, img)
+	li, _, err := k.loadImage(mm, abs, data, spec)
 	if err != nil {
 		return nil, err
 	}
-	spec.InterpBase = interpBase
-	if spec.SysinfoEhdr, err = k.mapVDSO(mm, img.Arch); err != nil {
-		return nil, err
-	}
-	sp, err := vm.SetupStack(mm, img, spec)
-	if err != nil {
-		return nil, err
-	}
-	cpu.SetSP(sp)
-	cpu.SetPC(entry)
-	k.attachCacheModel(cpu)
+	img, cpu, a, sp := li.img, li.cpu, li.arch, li.sp
 	tg := &ThreadGroup{k: k, arch: a, mm: mm, img: img, done: make(chan struct{}), cwd: k.opts.Cwd, umask: 0o022,
 		sighand: &signals.Sighand{}}
 	tg.pid = k.allocPID()

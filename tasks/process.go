@@ -3,7 +3,6 @@ package tasks
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,8 +11,6 @@ import (
 	"github.com/uvm-emu/uvm/signals"
 	"github.com/uvm-emu/uvm/uprobes"
 	"github.com/uvm-emu/uvm/vm"
-	"github.com/uvm-emu/uvm/vm/amd64"
-	"github.com/uvm-emu/uvm/vm/arm64"
 )
 
 // The process model: fork/vfork/clone of processes, execve, exit
@@ -614,44 +611,13 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 	if _, unconfined := t.tg.k.fs.(hostVFS); !unconfined {
 		mm.ExeName = g // the guest's path, never the host's
 	}
-	img, err := vm.LoadELF(mm, abs, data)
-	if err != nil {
-		return errRet(ENOEXEC), false
-	}
 	k := t.tg.k
 	spec := &vm.StackSpec{Argv: argv, Envp: envp, ExecFn: g, UID: uint64(k.uid()), GID: uint64(k.gid())}
-	if _, err := io.ReadFull(k.opts.Random, spec.Random[:]); err != nil {
-		return errRet(EIO), false
-	}
-	var cpu vm.CPU
-	var a *arch
-	switch img.Arch {
-	case vm.ArchARM64:
-		cpu = arm64.NewCPU(mm)
-		spec.Platform, spec.HWCap, spec.HWCap2, spec.MinSigStk = "aarch64", arm64.HWCAP, arm64.HWCAP2, 5120
-		a = &arm64ABI
-	case vm.ArchAMD64:
-		c := amd64.NewCPU(mm)
-		c.SetCPUModel(k.opts.CPUModel) // checked when the kernel started
-		cpu = c
-		spec.Platform, spec.HWCap, spec.HWCap2 = "x86_64", amd64.HWCAP(), amd64.HWCAP2()
-		a = &amd64ABI
-	}
-	entry, interpBase, err := k.loadInterp(mm, img)
+	li, e, err := k.loadImage(mm, abs, data, spec)
 	if err != nil {
-		return errRet(execErrno(err)), false
+		return errRet(e), false
 	}
-	spec.InterpBase = interpBase
-	if spec.SysinfoEhdr, err = k.mapVDSO(mm, img.Arch); err != nil {
-		return errRet(ENOMEM), false
-	}
-	sp, err := vm.SetupStack(mm, img, spec)
-	if err != nil {
-		return errRet(ENOMEM), false
-	}
-	cpu.SetSP(sp)
-	cpu.SetPC(entry)
-	k.attachCacheModel(cpu)
+	img, cpu, a := li.img, li.cpu, li.arch
 
 	// Point of no return: de_thread, then switch the image.
 	tg := t.tg

@@ -289,36 +289,29 @@ func (t *Task) restoreSuspendMask() {
 // finishSyscall applies the restart rules to an interrupted syscall.
 func (t *Task) finishSyscall(sc *syscallResult, handler bool, act signals.SigAction) {
 	a := t.tg.arch
-	insn := uint64(4)
-	if a == &amd64ABI {
-		insn = 2
+	// restore undoes what the return value overwrote: x86-64's rax held
+	// the number, arm64's x0 the first argument.
+	restore := func() {
+		if a.ret == a.nr {
+			t.cpu.SetReg(a.nr, sc.nr)
+		} else {
+			t.cpu.SetReg(a.ret, sc.origArg0)
+		}
 	}
 	switch signals.SyscallRestart(sc.ret, handler, act) {
 	case signals.RestartEINTR:
 		t.cpu.SetReg(a.ret, errRet(EINTR))
 	case signals.RestartSyscall:
-		if a == &amd64ABI {
-			t.cpu.SetReg(a.nr, sc.nr)
-		} else {
-			t.cpu.SetReg(0, sc.origArg0)
-		}
-		t.cpu.SetPC(t.cpu.PC() - insn)
+		restore()
+		t.cpu.SetPC(t.cpu.PC() - a.syscallInsnLen)
 	case signals.RestartRestartBlock:
 		// restart_syscall runs t.restartBlock (the rest of a nanosleep
 		// or poll); without one it re-issues the original call.
-		if t.restartBlock == nil {
-			if a == &amd64ABI {
-				t.cpu.SetReg(a.nr, sc.nr)
-			} else {
-				t.cpu.SetReg(0, sc.origArg0)
-			}
-		} else if a == &amd64ABI {
-			t.cpu.SetReg(a.nr, 219) // __NR_restart_syscall
-		} else {
-			t.cpu.SetReg(0, sc.origArg0)
-			t.cpu.SetReg(a.nr, 128)
+		restore()
+		if t.restartBlock != nil {
+			t.cpu.SetReg(a.nr, a.restartSyscallNr)
 		}
-		t.cpu.SetPC(t.cpu.PC() - insn)
+		t.cpu.SetPC(t.cpu.PC() - a.syscallInsnLen)
 	}
 	if handler {
 		t.restartBlock = nil
@@ -551,13 +544,7 @@ func setAMD64Context(c *amd64.CPU, ctx *signals.AMD64Context) {
 // backtrace symbolizes the thread's stack for crash reports, leaf first
 // ("main.foo+0x14 ← main.bar+0x30 ← …").
 func (t *Task) backtrace(pc uint64) string {
-	var fp, lr uint64
-	arch := vm.ArchAMD64
-	if t.tg.arch == &arm64ABI {
-		arch, fp, lr = vm.ArchARM64, t.cpu.Reg(29), t.cpu.Reg(30)
-	} else {
-		fp = t.cpu.Reg(5)
-	}
+	arch, fp, lr := t.frameRegs()
 	return guestprof.NewSymbolizer(t.tg.mm).Backtrace(arch, pc, t.cpu.SP(), fp, lr)
 }
 

@@ -1,14 +1,22 @@
 package tasks
 
-import "sync"
+//go:generate go run ./internal/sysgen -o sysnames.go
+
+import (
+	"fmt"
+	"sync"
+)
 
 // syscallEntry is what the syscall round trip needs about one syscall
-// number of an arch, precomputed from the arch's maps (table, names) and
-// namedSyscalls so that Task.syscall makes no map lookup per call.
+// number of an arch, precomputed from the arch's names (sysnames.go),
+// the sysno enum, sysCallTable and namedSyscalls so that Task.syscall
+// makes no map lookup per call. This is the only number → handler
+// mapping: an arch's number reaches the enum through its Linux name.
 type syscallEntry struct {
-	no    sysno          // table[nr]; sysNone when the enum lacks it
-	name  string         // names[nr]; "" when the arch has no such syscall
-	named syscallHandler // namedSyscalls[name]; nil when none
+	no      sysno          // the enum member named name; sysNone when none
+	name    string         // names[nr]; "" when the arch has no such syscall
+	handler syscallHandler // sysCallTable[no], else namedSyscalls[name]; nil: ENOSYS
+	byName  bool           // handler came from namedSyscalls (counted by name in --stats)
 }
 
 // maxDenseSyscall bounds the dense per-arch tables (both arches' numbers
@@ -22,11 +30,6 @@ var syscallTablesOnce sync.Once
 func buildSyscallTables() {
 	for _, a := range []*arch{&arm64ABI, &amd64ABI} {
 		n := 0
-		for nr := range a.table {
-			if nr < maxDenseSyscall && int(nr) >= n {
-				n = int(nr) + 1
-			}
-		}
 		for nr := range a.names {
 			if nr < maxDenseSyscall && int(nr) >= n {
 				n = int(nr) + 1
@@ -40,14 +43,31 @@ func buildSyscallTables() {
 	}
 }
 
+// sysnoByName is the enum member of each Linux name (from sysNames);
+// built by init.
+var sysnoByName = map[string]sysno{}
+
+func init() {
+	for s := sysno(1); s < sysCount; s++ {
+		if sysNames[s] == "" {
+			panic(fmt.Sprintf("tasks: sysno %d has no name", s))
+		}
+		sysnoByName[sysNames[s]] = s
+	}
+}
+
 // lookupSyscall is the entry for nr from the maps.
 func (a *arch) lookupSyscall(nr uint64) syscallEntry {
-	no, ok := a.table[nr]
-	if !ok {
-		no = sysNone
-	}
 	name := a.names[nr]
-	return syscallEntry{no: no, name: name, named: namedSyscalls[name]}
+	no := sysnoByName[name]
+	e := syscallEntry{no: no, name: name}
+	if no != sysNone {
+		e.handler = sysCallTable[no]
+	}
+	if e.handler == nil && namedSyscalls[name] != nil {
+		e.handler, e.byName = namedSyscalls[name], true
+	}
+	return e
 }
 
 // entry returns the entry for nr: from the dense table when nr is

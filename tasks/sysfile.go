@@ -111,21 +111,18 @@ func (tg *ThreadGroup) getCwd() string {
 	return tg.cwd
 }
 
-// openFlags translates arch-specific O_DIRECTORY/O_NOFOLLOW to x86 values.
+// openFlags translates the arch's O_DIRECTORY/O_NOFOLLOW to the x86-64
+// values uvm uses inside and drops O_DIRECT and O_LARGEFILE.
 func (t *Task) openFlags(f uint64) int {
-	fl := int(f)
-	if t.tg.arch == &arm64ABI {
-		const armDir, armNofollow, armDirect, armLarge = 0o40000, 0o100000, 0o200000, 0o400000
-		out := fl &^ (armDir | armNofollow | armDirect | armLarge)
-		if fl&armDir != 0 {
-			out |= oDIRECTORY
-		}
-		if fl&armNofollow != 0 {
-			out |= oNOFOLLOW
-		}
-		return out
+	fl, b := int(f), t.tg.arch.openFlagBits
+	out := fl &^ (b.directory | b.nofollow | b.direct | b.largefile)
+	if fl&b.directory != 0 {
+		out |= oDIRECTORY
 	}
-	return fl &^ 0o100000 // O_LARGEFILE on x86-64
+	if fl&b.nofollow != 0 {
+		out |= oNOFOLLOW
+	}
+	return out
 }
 
 func (t *Task) sysOpenat(dirfd int32, pathAddr, flags, mode uint64) uint64 {
@@ -699,7 +696,8 @@ func (t *Task) sysFcntl(fd int32, cmd, arg uint64) uint64 {
 		return errOr0(t.tg.fds.setCloexec(fd, arg&1 != 0))
 	case fGETFL:
 		fl := f.flags
-		if t.tg.arch == &arm64ABI {
+		if t.tg.arch.openFlagBits.directory != oDIRECTORY {
+			// The internal x86-64 bits would read as other flags here.
 			fl &^= oDIRECTORY | oNOFOLLOW
 		}
 		return uint64(fl)

@@ -42,10 +42,7 @@ func (t *Task) exitThread(code int) {
 }
 
 func (t *Task) sysUname(buf uint64) uint64 {
-	machine := "x86_64"
-	if t.tg.arch == &arm64ABI {
-		machine = "aarch64"
-	}
+	machine := t.tg.arch.machine
 	fields := []string{"Linux", "uvm", "6.8.0-uvm", "#1 SMP PREEMPT uvm", machine, "(none)"}
 	b := make([]byte, 65*6)
 	for i, f := range fields {
@@ -84,7 +81,8 @@ type gsBaser interface {
 }
 
 func (t *Task) sysArchPrctl(code, addr uint64) uint64 {
-	if t.tg.arch != &amd64ABI {
+	if t.tg.arch.vmArch != vm.ArchAMD64 {
+		// arm64 has no arch_prctl (its number names nothing there).
 		return errRet(EINVAL)
 	}
 	switch code {

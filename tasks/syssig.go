@@ -134,10 +134,7 @@ func (t *Task) sysSigaltstack(ss, oss uint64) uint64 {
 		if !ok {
 			return errRet(EINVAL)
 		}
-		min := uint64(signals.MINSIGSTKSZ_AMD64)
-		if t.tg.arch == &arm64ABI {
-			min = signals.MINSIGSTKSZ_ARM64
-		}
+		min := t.tg.arch.minSigStkSz
 		if err := t.alt.Set(n, sp, min); err != nil {
 			return errRet(stackErrno(err))
 		}

@@ -874,7 +874,7 @@ func (k *Kernel) exitSem(tg *ThreadGroup) {
 func (t *Task) sysSemctl(id int32, num int64, cmd int, arg uint64) uint64 {
 	now := t.tg.k.nowSec()
 	ipc := t.tg.k.ipcNS()
-	amd := t.tg.arch == &amd64ABI
+	lay := t.tg.arch.semid64
 	switch cmd {
 	case ipcStat, ipcSet, ipcRmid, semGetpid, semGetval, semGetall, semGetnc, semGetzc, semSetval, semSetall:
 	default:
@@ -917,17 +917,10 @@ func (t *Task) sysSemctl(id int32, num int64, cmd int, arg uint64) uint64 {
 			break
 		}
 		le := binary.LittleEndian
-		if amd {
-			out = make([]byte, 104)
-			le.PutUint64(out[48:], uint64(set.otime))
-			le.PutUint64(out[64:], uint64(set.perm.ctime))
-			le.PutUint64(out[80:], uint64(len(set.sems)))
-		} else {
-			out = make([]byte, 88)
-			le.PutUint64(out[48:], uint64(set.otime))
-			le.PutUint64(out[56:], uint64(set.perm.ctime))
-			le.PutUint64(out[64:], uint64(len(set.sems)))
-		}
+		out = make([]byte, lay.size)
+		le.PutUint64(out[lay.otime:], uint64(set.otime))
+		le.PutUint64(out[lay.ctime:], uint64(set.perm.ctime))
+		le.PutUint64(out[lay.nsems:], uint64(len(set.sems)))
 		putPerm(out, &set.perm)
 	case ipcSet:
 		if !t.ipcOwner(&set.perm) {

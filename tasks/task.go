@@ -20,12 +20,11 @@ import (
 // arch is a guest architecture's syscall ABI.
 type arch struct {
 	name  string
-	nr    int    // register holding the syscall number
-	args  [6]int // registers holding the arguments
-	ret   int    // register receiving the result
-	table map[uint64]sysno
+	nr    int               // register holding the syscall number
+	args  [6]int            // registers holding the arguments
+	ret   int               // register receiving the result
 	names map[uint64]string // every syscall name of the arch (sysnames.go)
-	// dense is table, names and namedSyscalls by number (syscalltab.go);
+	// dense is each number's entry (syscalltab.go);
 	// built once by NewKernel, read-only after.
 	dense []syscallEntry
 	// cloneTLSArg / cloneCTIDArg: clone's argument order differs
@@ -34,16 +33,68 @@ type arch struct {
 	statLayout                statLayout
 	// vsyscall: the arch has the legacy vsyscall page (vsyscall.go).
 	vsyscall bool
+
+	// vmArch is the arch as package vm names it (profiles, crash
+	// backtraces, the debugger); machine is uname(2)'s machine field.
+	vmArch  vm.Arch
+	machine string
+	// syscallInsnLen is the length of the syscall instruction (svc #0,
+	// syscall) that a restarted syscall backs the pc over.
+	syscallInsnLen uint64
+	// restartSyscallNr is __NR_restart_syscall.
+	restartSyscallNr uint64
+	// fpReg and lrReg are the frame-pointer and link registers of the
+	// frame-pointer unwinder (lrReg -1: the return address is on the stack).
+	fpReg, lrReg int
+	// epollEventSize and epollDataOff lay out struct epoll_event (packed
+	// on x86-64, naturally aligned on arm64).
+	epollEventSize, epollDataOff uint64
+	// semid64 lays out struct semid64_ds (x86-64 keeps 32-bit-era
+	// padding words after each time).
+	semid64 semid64Layout
+	// minSigStkSz is MINSIGSTKSZ, sigaltstack's lower bound.
+	minSigStkSz uint64
+	// openFlagBits are the arch's O_DIRECTORY and O_NOFOLLOW (asm-generic's
+	// differ from x86-64's, which uvm uses inside; openFlags translates),
+	// and the flags open drops: O_LARGEFILE, and arm64's O_DIRECT, whose
+	// value is x86-64's O_DIRECTORY.
+	openFlagBits openFlagBits
 }
 
+// semid64Layout is the size of struct semid64_ds and the offsets of
+// sem_otime, sem_ctime and sem_nsems in it.
+type semid64Layout struct{ size, otime, ctime, nsems int }
+
+// openFlagBits are the open(2) flags whose values differ between arches.
+type openFlagBits struct{ directory, nofollow, direct, largefile int }
+
 var arm64ABI = arch{
-	name: "arm64", nr: 8, args: [6]int{0, 1, 2, 3, 4, 5}, ret: 0, table: arm64Sys, names: arm64SysNames,
+	name: "arm64", nr: 8, args: [6]int{0, 1, 2, 3, 4, 5}, ret: 0, names: arm64SysNames,
 	cloneTLSArg: 3, cloneCTIDArg: 4, statLayout: statGeneric,
+	vmArch: vm.ArchARM64, machine: "aarch64", syscallInsnLen: 4, restartSyscallNr: 128, fpReg: 29, lrReg: 30,
+	epollEventSize: 16, epollDataOff: 8, minSigStkSz: signals.MINSIGSTKSZ_ARM64,
+	semid64:      semid64Layout{size: 88, otime: 48, ctime: 56, nsems: 64},
+	openFlagBits: openFlagBits{directory: 0o40000, nofollow: 0o100000, direct: 0o200000, largefile: 0o400000},
 }
 
 var amd64ABI = arch{
-	name: "amd64", nr: 0, args: [6]int{7, 6, 2, 10, 8, 9}, ret: 0, table: amd64Sys, names: amd64SysNames,
+	name: "amd64", nr: 0, args: [6]int{7, 6, 2, 10, 8, 9}, ret: 0, names: amd64SysNames,
 	cloneTLSArg: 4, cloneCTIDArg: 3, statLayout: statX86, vsyscall: true,
+	vmArch: vm.ArchAMD64, machine: "x86_64", syscallInsnLen: 2, restartSyscallNr: 219, fpReg: 5, lrReg: -1,
+	epollEventSize: 12, epollDataOff: 4, minSigStkSz: signals.MINSIGSTKSZ_AMD64,
+	semid64:      semid64Layout{size: 104, otime: 48, ctime: 64, nsems: 80},
+	openFlagBits: openFlagBits{directory: oDIRECTORY, nofollow: oNOFOLLOW, largefile: 0o100000},
+}
+
+// frameRegs returns what the frame-pointer unwinder starts from: the
+// arch, the frame pointer and the link register (0 where there is none).
+func (t *Task) frameRegs() (a vm.Arch, fp, lr uint64) {
+	ar := t.tg.arch
+	fp = t.cpu.Reg(ar.fpReg)
+	if ar.lrReg >= 0 {
+		lr = t.cpu.Reg(ar.lrReg)
+	}
+	return ar.vmArch, fp, lr
 }
 
 // ThreadGroup is a process (Linux's signal_struct + the parts of
@@ -500,13 +551,7 @@ func (t *Task) runSampled(budget int64) vm.Exit {
 		ex := t.cpu.Run(b)
 		done := t.cpu.Retired()
 		if n, ok := t.clock.Due(done); ok {
-			var fp, lr uint64
-			arch := vm.ArchAMD64
-			if t.tg.arch == &arm64ABI {
-				arch, fp, lr = vm.ArchARM64, t.cpu.Reg(29), t.cpu.Reg(30)
-			} else {
-				fp = t.cpu.Reg(5)
-			}
+			arch, fp, lr := t.frameRegs()
 			prof.SampleValues(int(t.tid), arch, t.cpu.PC(), t.cpu.SP(), fp, lr, t.cpu.MM(), n, t.cacheMissDeltas())
 		}
 		budget -= int64(done - start)

@@ -12,8 +12,10 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -87,7 +89,15 @@ type kernelProbe struct {
 	Hits   uint64
 	Stdout []byte
 	Status int // exit status, or 128+signal
+	// TimedOut: the program ran past kernelRunTimeout and was killed (an
+	// instruction this host's CPU and kernel never return from, such as
+	// SYSENTER in 64-bit mode on some Intel hosts).
+	TimedOut bool
 }
+
+// kernelRunTimeout bounds one native run; the oracle's programs finish
+// in milliseconds.
+const kernelRunTimeout = 30 * time.Second
 
 // kernelRun runs argv natively with a perf uprobe (or uretprobe) on
 // lib+off attached from its execve (inherited by its threads and
@@ -136,7 +146,11 @@ func kernelRun(t *testing.T, pmu uint32, lib string, off uint64, ret bool, env, 
 	if err := unix.PtraceDetach(pid); err != nil {
 		t.Fatal(err)
 	}
+	var timedOut atomic.Bool
+	watchdog := time.AfterFunc(kernelRunTimeout, func() { timedOut.Store(true); unix.Kill(pid, unix.SIGKILL) })
 	cmd.Wait()
+	watchdog.Stop()
+	res.TimedOut = timedOut.Load()
 	if st, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
 		res.Status = st.ExitStatus()
 		if st.Signaled() {
@@ -163,6 +177,9 @@ func kernelHits(t *testing.T, pmu uint32, lib string, off uint64, ret bool, env 
 	r := kernelRun(t, pmu, lib, off, ret, env, argv)
 	if r.Errno != 0 {
 		t.Skipf("perf_event_open(uprobe): %v", r.Errno)
+	}
+	if r.TimedOut {
+		t.Fatalf("%v ran natively for over %v", argv, kernelRunTimeout)
 	}
 	return r.Hits
 }

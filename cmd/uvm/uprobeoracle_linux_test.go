@@ -4,6 +4,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -35,6 +37,10 @@ func liveOracle(t *testing.T, bin string, c *oracleCase) (oracleResult, bool) {
 	argv := []string{bin, c.name}
 	r := oracleResult{Bytes: oracleCaseBytes(bin, c.name)}
 	k := kernelRun(t, pmu, bin, off, false, nil, argv)
+	if k.TimedOut {
+		t.Logf("%s never finishes natively on this host (CPU %s): no live comparison, the golden stands", c.name, hostCPUName())
+		return oracleResult{}, false
+	}
 	if k.Errno != 0 {
 		r.Fate, r.Errno = "rejected", int(k.Errno)
 		return r, true
@@ -45,6 +51,10 @@ func liveOracle(t *testing.T, bin string, c *oracleCase) (oracleResult, bool) {
 		r.Out += fmt.Sprintf("status %d\n", k.Status)
 	}
 	p := kernelRun(t, pmu, bin, noProbe, false, nil, argv)
+	if p.TimedOut {
+		t.Logf("%s never finishes natively without a probe on this host: no live comparison", c.name)
+		return oracleResult{}, false
+	}
 	r.Plain = normOracleOut(string(p.Stdout), c)
 	if p.Status != 0 {
 		r.Plain += fmt.Sprintf("status %d\n", p.Status)
@@ -53,4 +63,15 @@ func liveOracle(t *testing.T, bin string, c *oracleCase) (oracleResult, bool) {
 		r.Plain = ""
 	}
 	return r, true
+}
+
+// hostCPUName is /proc/cpuinfo's first model name, for logs.
+func hostCPUName() string {
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
 }
