@@ -137,9 +137,20 @@ type pollWaker interface {
 // report) or EPOLLONESHOT (disabled after one report until
 // EPOLL_CTL_MOD).
 type epollInstance struct {
-	// mu protects interest and the items.
+	// mu protects interest, the items and changed.
 	mu       sync.Mutex
 	interest map[int32]*epollItem
+	// changed is closed and replaced at every EPOLL_CTL_ADD and
+	// EPOLL_CTL_MOD. A waiter sleeps on the wake channels of the items it
+	// scanned, which say nothing of an item added (or re-armed) after its
+	// scan; this channel is the rest of what Linux's ep_insert and
+	// ep_modify do when the new item is ready: wake the instance's wait
+	// queue, so the waiter scans again.
+	changed chan struct{}
+}
+
+func newEpollInstance() *epollInstance {
+	return &epollInstance{interest: map[int32]*epollItem{}, changed: make(chan struct{})}
 }
 
 type epollItem struct {
@@ -190,7 +201,7 @@ func (t *Task) sysEpollCreate1(flags uint64) uint64 {
 	if flags&^oCLOEXEC != 0 {
 		return errRet(EINVAL)
 	}
-	f := &openFile{ops: &epollFile{ep: &epollInstance{interest: map[int32]*epollItem{}}},
+	f := &openFile{ops: &epollFile{ep: newEpollInstance()},
 		path: "anon_inode:[eventpoll]", flags: oRDWR}
 	fd, e := t.tg.fds.alloc(f, 0, flags&oCLOEXEC != 0)
 	return retFD(fd, e)
@@ -254,6 +265,8 @@ func (t *Task) sysEpollCtl(epfd int32, op uint64, fd int32, evAddr uint64) uint6
 		return errRet(ENOENT)
 	}
 	ep.interest[fd] = &epollItem{f: tf, w: w, mask: mask, data: data}
+	close(ep.changed)
+	ep.changed = make(chan struct{})
 	return 0
 }
 
@@ -284,11 +297,13 @@ func (it *epollItem) readyEvents() (rev uint32, ch <-chan struct{}) {
 
 // scan reports up to max ready items in fd order (not map order: --det),
 // updating EPOLLET/EPOLLONESHOT state when report is set; it returns the
-// records, their count and the wake channels of the items.
+// records, their count and the channels to sleep on: the items' wake
+// channels and the instance's own (an item added or modified).
 func (t *Task) epollScan(ep *epollInstance, max int32, report bool) (out []byte, n int32, waits []<-chan struct{}) {
 	size, dataOff := t.epollEventSize()
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
+	waits = append(waits, ep.changed)
 	for _, fd := range slices.Sorted(maps.Keys(ep.interest)) {
 		it := ep.interest[fd]
 		if f, ok := t.tg.fds.get(fd); !ok || f != it.f {
@@ -387,7 +402,7 @@ func (t *Task) sysEpollWait(epfd int32, evAddr uint64, max int32, timeoutMs int6
 		}
 		var wake func() <-chan struct{}
 		stop := func() {}
-		if t.tg.k.det == nil && len(waits) > 0 {
+		if t.tg.k.det == nil {
 			var ch <-chan struct{}
 			ch, stop = anyClosed(waits)
 			wake = func() <-chan struct{} { return ch }
