@@ -537,7 +537,7 @@ func (t *Task) account() {
 	}
 	r := t.cpu.Retired()
 	if t.vc != nil {
-		t.vc.Retire(r - t.accounted)
+		t.timingRetire(r - t.accounted)
 	}
 	t.tg.k.det.account(r - t.accounted)
 	t.accounted = r

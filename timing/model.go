@@ -72,6 +72,8 @@ type CPU struct {
 	InsnCycles, KernelCycles int64
 	Waited                   int64
 	parked, idle, exited     bool
+	// frac is the hundredths of a cycle RetireCentis has not charged yet.
+	frac int64
 	// Owner is the scheduler's thread (package tasks: *Task).
 	Owner    any
 	siblings []int
@@ -144,6 +146,19 @@ func (c *CPU) smt(cycles int64) int64 {
 // Retire charges n retired guest instructions.
 func (c *CPU) Retire(n uint64) {
 	cy := c.smt(int64(n) * c.m.M.InsnCycles)
+	c.Insns += n
+	c.InsnCycles += cy
+	c.Clock += cy
+}
+
+// RetireCentis charges n retired guest instructions that cost centis
+// hundredths of a cycle in all (per-class costs: Machine.CPI); the
+// fraction of a cycle left over is carried to the next call.
+func (c *CPU) RetireCentis(n uint64, centis int64) {
+	centis += c.frac
+	cy := centis / 100
+	c.frac = centis - cy*100
+	cy = c.smt(cy)
 	c.Insns += n
 	c.InsnCycles += cy
 	c.Clock += cy

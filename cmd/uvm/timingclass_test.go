@@ -1,0 +1,79 @@
+package main
+
+import (
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/uvm-emu/uvm/decode"
+	"github.com/uvm-emu/uvm/timing"
+)
+
+// TestModelInsnClasses: under --det --model, an arm64 thread's virtual
+// clock is exactly its kernel cycles plus its retired instructions
+// priced by class (cpi.CLASS, cpi.taken) plus, with --cache-model, its
+// L1 misses priced at cache.l1i_miss / cache.l1d_miss; the --stats class
+// table accounts for every retired instruction.
+func TestModelInsnClasses(t *testing.T) {
+	bin, _ := filepath.Abs("../../testdata/bin/arm64/fib")
+	m, err := timing.Lookup("kunpeng916")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpuRow := regexp.MustCompile(`(?m)^  1001 +\d+ +(\d+) +(\d+) +[0-9.]+ +(\d+) +(\d+)$`)
+	clsRow := regexp.MustCompile(`(?m)^  retired instructions by class\n.*\n  1001((?: +\d+)+)$`)
+	missRow := regexp.MustCompile(`L1I: \d+ accesses, (\d+) misses(?s:.*)L1D: .*?, (\d+) misses`)
+	var plainClock int64
+	for _, cm := range []bool{false, true} {
+		flags := []string{"--model", "kunpeng916", "--stats"}
+		if cm {
+			flags = append(flags, "--cache-model")
+		}
+		_, stderr, code := runUVM(t, true, flags, bin)
+		c, k := cpuRow.FindStringSubmatch(stderr), clsRow.FindStringSubmatch(stderr)
+		if code != 0 || c == nil || k == nil {
+			t.Fatalf("status %d, stats:\n%s", code, stderr)
+		}
+		clock, _ := strconv.ParseInt(c[1], 10, 64)
+		insns, _ := strconv.ParseInt(c[2], 10, 64)
+		kernel, _ := strconv.ParseInt(c[3], 10, 64)
+		f := strings.Fields(k[1])
+		if len(f) != int(decode.NumInsnClasses)+1 {
+			t.Fatalf("class row %q: want %d columns", k[1], decode.NumInsnClasses+1)
+		}
+		var n, centis int64
+		for i := range decode.NumInsnClasses {
+			v, _ := strconv.ParseInt(f[i], 10, 64)
+			n += v
+			centis += v * m.CPI[i.String()]
+		}
+		taken, _ := strconv.ParseInt(f[decode.NumInsnClasses], 10, 64)
+		centis += taken * m.CPI["taken"]
+		if n != insns {
+			t.Errorf("class table counts %d instructions, %d retired", n, insns)
+		}
+		if taken == 0 || taken > insns/2 {
+			t.Errorf("%d taken branches of %d instructions", taken, insns)
+		}
+		want := kernel + centis/100
+		if cm {
+			mm := missRow.FindStringSubmatch(stderr)
+			if mm == nil {
+				t.Fatalf("no cache statistics:\n%s", stderr)
+			}
+			im, _ := strconv.ParseInt(mm[1], 10, 64)
+			dm, _ := strconv.ParseInt(mm[2], 10, 64)
+			want += im*m.L1IMiss + dm*m.L1DMiss
+			if clock <= plainClock {
+				t.Errorf("clock with the cache model %d, without %d: misses cost nothing", clock, plainClock)
+			}
+		}
+		plainClock = clock
+		// Rounding: each exit from Run carries its fraction of a cycle.
+		if clock < want-1 || clock > want+1 {
+			t.Errorf("cache model %v: clock %d, want kernel %d + classes %d = %d", cm, clock, kernel, want-kernel, want)
+		}
+	}
+}
