@@ -225,6 +225,9 @@ type uContention struct{ ts *timingState }
 
 func cpuOf(th uprobes.Thread) *timing.CPU {
 	if u, ok := th.(uThread); ok {
+		if c := u.t.vc; c != nil {
+			c.Site = u.t.cpu.PC() // the contention profile's guest frame
+		}
 		return u.t.vc
 	}
 	return nil

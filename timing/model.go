@@ -49,6 +49,12 @@ type Model struct {
 	// order lists every named object's counters in creation order.
 	order  []*lockStats
 	byName map[string]*lockStats
+	// cont aggregates the contended acquisitions for the contention
+	// profile (profile.go).
+	cont map[contKey]*contVal
+	// profFrom, profTo bound the arrival times the profile records
+	// (SetProfileWindow; profTo 0: no bound).
+	profFrom, profTo int64
 }
 
 // New returns a model of m driven by s.
@@ -75,7 +81,11 @@ type CPU struct {
 	// frac is the hundredths of a cycle RetireCentis has not charged yet.
 	frac int64
 	// Owner is the scheduler's thread (package tasks: *Task).
-	Owner    any
+	Owner any
+	// Site is the guest address the thread is at (set by the scheduler's
+	// adapter before operations on modelled objects), the contention
+	// profile's caller frame.
+	Site     uint64
 	siblings []int
 	rng      uint64 // jitter generator state (splitmix64)
 }
@@ -361,7 +371,7 @@ func (l *Spinlock) Lock(c *CPU) {
 	l.line.sharers.add(c.ID) // spinning on owner == ticket
 	c.parked = true
 	md.sched.Park(c)
-	l.st.Waited += c.Clock - arrive
+	md.contended(l.st, c, arrive)
 }
 
 // Unlock releases l held by c and hands it to the next ticket.
@@ -418,7 +428,7 @@ func (l *RWLock) park(c *CPU, q *[]*CPU, arrive int64) {
 	l.line.sharers.add(c.ID)
 	c.parked = true
 	l.md.sched.Park(c)
-	l.st.Waited += c.Clock - arrive
+	l.md.contended(l.st, c, arrive)
 }
 
 // RLock takes l for reading.
@@ -533,7 +543,7 @@ func (s *PercpuRWSem) RLock(c *CPU) {
 	s.waitR = append(s.waitR, c)
 	c.parked = true
 	s.md.sched.Park(c)
-	s.st.Waited += c.Clock - arrive
+	s.md.contended(s.st, c, arrive)
 }
 
 // RUnlock is percpu_up_read.
@@ -565,7 +575,7 @@ func (s *PercpuRWSem) Lock(c *CPU) {
 	s.waitW = append(s.waitW, c)
 	c.parked = true
 	s.md.sched.Park(c)
-	s.st.Waited += c.Clock - arrive
+	s.md.contended(s.st, c, arrive)
 }
 
 // Unlock is percpu_up_write.
