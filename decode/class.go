@@ -109,3 +109,63 @@ func a64ClassOf(in *A64) InsnClass {
 	}
 	return ClassSystem
 }
+
+// x86ClassOf is in's class: by operation, and for the others by their
+// memory operand (a memory destination of a move is a store; any other
+// memory operand makes a load, read-modify-write forms included).
+func x86ClassOf(in *X86) InsnClass {
+	op := in.BaseOp()
+	mem, x87 := -1, false
+	for i := 0; i < int(in.NArgs) && i < len(in.Args); i++ {
+		switch in.Args[i].Kind {
+		case ArgMem:
+			if mem < 0 {
+				mem = i
+			}
+		case ArgX87:
+			x87 = true
+		}
+	}
+	switch op {
+	case X86Cmpxchg, X86Cmpxchg8b, X86Cmpxchg16b:
+		return ClassAtomic
+	case X86Xadd, X86Xchg:
+		if mem >= 0 {
+			return ClassAtomic // XCHG with memory is locked
+		}
+		return ClassALU
+	case X86Jmp, X86JmpInd, X86Jcc, X86Jrcxz, X86Loop, X86Loope, X86Loopne, X86Call, X86CallInd, X86Ret:
+		return ClassBranch
+	case X86Mul, X86Imul1, X86Imul, X86Mulx:
+		return ClassMul
+	case X86Div, X86Idiv:
+		return ClassDiv
+	case X86Fence:
+		return ClassBarrier
+	case X86Clflush:
+		return ClassDC
+	case X86Undefined, X86Syscall, X86Cpuid, X86Rdtsc, X86Rdtscp, X86Rdpid, X86Pause, X86Nop, X86Prefetch,
+		X86Int3, X86Int, X86Ud, X86Priv, X86Iret, X86MovSeg, X86Rdfsbase, X86Rdgsbase, X86Wrfsbase, X86Wrgsbase:
+		return ClassSystem
+	case X86Push, X86Pushf, X86Enter, X86Movs, X86Stos:
+		return ClassStore
+	case X86Pop, X86Popf, X86Leave, X86Lods, X86Scas, X86Cmps, X86Xlat:
+		return ClassLoad
+	case X86Lea:
+		return ClassALU
+	}
+	if in.Lock {
+		return ClassAtomic
+	}
+	switch {
+	case mem == 0 && (op == X86Mov || op == X86Setcc || op == X86Movbe || op >= X86SSEBase):
+		return ClassStore
+	case mem >= 0:
+		return ClassLoad
+	case x87:
+		return ClassFP
+	case op >= X86SSEBase:
+		return ClassSIMD
+	}
+	return ClassALU
+}

@@ -42,3 +42,41 @@ func TestA64Class(t *testing.T) {
 		}
 	}
 }
+
+// TestX86Class checks the timing class DecodeX86 records for one
+// instruction of each class.
+func TestX86Class(t *testing.T) {
+	for _, tc := range []struct {
+		hex  []byte
+		text string
+		want InsnClass
+	}{
+		{[]byte{0x48, 0x01, 0xd8}, "add rax, rbx", ClassALU},
+		{[]byte{0x48, 0x8d, 0x04, 0x18}, "lea rax, [rax+rbx]", ClassALU},
+		{[]byte{0x48, 0x0f, 0xaf, 0xc3}, "imul rax, rbx", ClassMul},
+		{[]byte{0x48, 0xf7, 0xf3}, "div rbx", ClassDiv},
+		{[]byte{0x75, 0x00}, "jnz .+2", ClassBranch},
+		{[]byte{0xc3}, "ret", ClassBranch},
+		{[]byte{0x48, 0x8b, 0x03}, "mov rax, [rbx]", ClassLoad},
+		{[]byte{0x48, 0x03, 0x03}, "add rax, [rbx]", ClassLoad},
+		{[]byte{0x48, 0x89, 0x03}, "mov [rbx], rax", ClassStore},
+		{[]byte{0x50}, "push rax", ClassStore},
+		{[]byte{0x58}, "pop rax", ClassLoad},
+		{[]byte{0xf0, 0x48, 0x01, 0x03}, "lock add [rbx], rax", ClassAtomic},
+		{[]byte{0x48, 0x87, 0x03}, "xchg [rbx], rax", ClassAtomic},
+		{[]byte{0x66, 0x0f, 0xfe, 0xc1}, "paddd xmm0, xmm1", ClassSIMD},
+		{[]byte{0x0f, 0x11, 0x03}, "movups [rbx], xmm0", ClassStore},
+		{[]byte{0x0f, 0xae, 0xf0}, "mfence", ClassBarrier},
+		{[]byte{0x0f, 0x05}, "syscall", ClassSystem},
+		{[]byte{0xd8, 0xc1}, "fadd st0, st1", ClassFP},
+	} {
+		in, err := DecodeX86(tc.hex, 0x1000)
+		if err != nil {
+			t.Errorf("% x %s: %v", tc.hex, tc.text, err)
+			continue
+		}
+		if in.Class != tc.want {
+			t.Errorf("% x %s (%v): class %v, want %v", tc.hex, tc.text, in.Op, in.Class, tc.want)
+		}
+	}
+}

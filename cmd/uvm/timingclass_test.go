@@ -14,14 +14,20 @@ import (
 	"github.com/uvm-emu/uvm/timing"
 )
 
-// TestModelInsnClasses: under --det --model, an arm64 thread's virtual
+// TestModelInsnClasses: under --det --model, a thread's virtual
 // clock is exactly its kernel cycles plus its retired instructions
 // priced by class (cpi.CLASS, cpi.taken) plus, with --cache-model, its
 // L1 misses priced at cache.l1i_miss / cache.l1d_miss; the --stats class
 // table accounts for every retired instruction.
 func TestModelInsnClasses(t *testing.T) {
-	bin, _ := filepath.Abs("../../testdata/bin/arm64/fib")
-	m, err := timing.Lookup("kunpeng916")
+	for _, tc := range []struct{ arch, machine string }{{"arm64", "kunpeng916"}, {"amd64", "xeon-80"}} {
+		t.Run(tc.arch, func(t *testing.T) { modelInsnClasses(t, tc.arch, tc.machine) })
+	}
+}
+
+func modelInsnClasses(t *testing.T, arch, machine string) {
+	bin, _ := filepath.Abs("../../testdata/bin/" + arch + "/fib")
+	m, err := timing.Lookup(machine)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +36,7 @@ func TestModelInsnClasses(t *testing.T) {
 	missRow := regexp.MustCompile(`L1I: \d+ accesses, (\d+) misses(?s:.*)L1D: .*?, (\d+) misses`)
 	var plainClock int64
 	for _, cm := range []bool{false, true} {
-		flags := []string{"--model", "kunpeng916", "--stats"}
+		flags := []string{"--model", machine, "--stats"}
 		if cm {
 			flags = append(flags, "--cache-model")
 		}
