@@ -148,7 +148,7 @@ func (c *CPU) cmTaken(target, end, n uint64) {
 func (c *CPU) cmCount(k uint64) {
 	pc, base := c.cm.start, ^uint64(0)
 	var p *icache.X86Page
-	for ; k > 0; k-- {
+	for ; k > 0; k-- { // each pass counts one run (or its first k)
 		if pc&^uint64(vm.PageMask) != base {
 			var f *vm.Fault
 			if p, f = c.page(pc); f != nil {
@@ -160,8 +160,16 @@ func (c *CPU) cmCount(k uint64) {
 		if in == nil {
 			return
 		}
-		c.cm.cls.N[in.Class]++
-		pc += uint64(in.Len)
+		// The records of a run follow each other in memory.
+		for {
+			c.cm.cls.N[in.Class]++
+			if k == 1 || in.Run == 0 {
+				break
+			}
+			k--
+			in = icache.RunNext(in)
+		}
+		pc = in.PC + uint64(in.Len)
 	}
 }
 
