@@ -507,7 +507,11 @@ func (t *Task) runSampled(budget int64) vm.Exit {
 			} else {
 				fp = t.cpu.Reg(5)
 			}
-			prof.SampleValues(int(t.tid), arch, t.cpu.PC(), t.cpu.SP(), fp, lr, t.cpu.MM(), n, t.cacheMissDeltas())
+			extra := t.cacheMissDeltas()
+			if t.vc != nil {
+				extra = append(extra, t.cycleDelta()) // timing_class.go
+			}
+			prof.SampleValues(int(t.tid), arch, t.cpu.PC(), t.cpu.SP(), fp, lr, t.cpu.MM(), n, extra)
 		}
 		budget -= int64(done - start)
 		if ex.Reason != vm.ExitBudget || budget <= 0 || int64(done-start) < b {

@@ -73,6 +73,9 @@ type retireBase struct {
 	last         decode.ClassCounts
 	iMiss, dMiss uint64
 	cm           any // the cache model the miss counts belong to
+	// sampled is the CPU's clock at the thread's previous profile
+	// sample (cycleDelta).
+	sampled int64
 }
 
 // startClassCount turns class counting on for cpu when the machine has
@@ -154,4 +157,22 @@ func (ts *timingState) writeClassStats(w io.Writer) {
 		}
 		fmt.Fprintf(w, " %10d\n", b.last.Taken)
 	}
+}
+
+// cycleDelta is a guest profile sample's "cycles" value: the virtual
+// cycles the thread's CPU spent since its previous sample, its retired
+// instructions charged up to now (Task.account: charging a span in
+// pieces gives the same clock as at once) and every kernel path and
+// lock wait charged in between included.
+func (t *Task) cycleDelta() int64 {
+	t.account()
+	ts := t.tg.k.tm
+	b := ts.base[t.tid]
+	if b == nil {
+		b = &retireBase{}
+		ts.base[t.tid] = b
+	}
+	d := t.vc.Clock - b.sampled
+	b.sampled = t.vc.Clock
+	return d
 }

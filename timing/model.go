@@ -78,7 +78,8 @@ type CPU struct {
 	InsnCycles, KernelCycles int64
 	Waited                   int64
 	parked, idle, exited     bool
-	// frac is the hundredths of a cycle RetireCentis has not charged yet.
+	// frac is the ten-thousandths of a cycle RetireCentis has not
+	// charged yet.
 	frac int64
 	// Owner is the scheduler's thread (package tasks: *Task).
 	Owner any
@@ -141,16 +142,25 @@ func (c *CPU) Exit() {
 
 // smt scales cycles for a core whose sibling is busy.
 func (c *CPU) smt(cycles int64) int64 {
+	if p := c.smtPct(); p != 100 {
+		return cycles * p / 100
+	}
+	return cycles
+}
+
+// smtPct is the percentage c's cycles are scaled by: the SMT penalty
+// while a sibling is busy, else 100.
+func (c *CPU) smtPct() int64 {
 	p := c.m.M.SMTPenaltyPct
 	if p == 100 || len(c.siblings) == 0 {
-		return cycles
+		return 100
 	}
 	for _, s := range c.siblings {
 		if c.m.busy[s] > 0 {
-			return cycles * p / 100
+			return p
 		}
 	}
-	return cycles
+	return 100
 }
 
 // Retire charges n retired guest instructions.
@@ -162,13 +172,14 @@ func (c *CPU) Retire(n uint64) {
 }
 
 // RetireCentis charges n retired guest instructions that cost centis
-// hundredths of a cycle in all (per-class costs: Machine.CPI); the
-// fraction of a cycle left over is carried to the next call.
+// hundredths of a cycle in all (per-class costs: Machine.CPI), scaled by
+// the SMT penalty; the fraction of a cycle left over is carried to the
+// next call, so charging a span in one call or in several gives the same
+// clock.
 func (c *CPU) RetireCentis(n uint64, centis int64) {
-	centis += c.frac
-	cy := centis / 100
-	c.frac = centis - cy*100
-	cy = c.smt(cy)
+	scaled := centis*c.smtPct() + c.frac // ten-thousandths of a cycle
+	cy := scaled / 10000
+	c.frac = scaled - cy*10000
 	c.Insns += n
 	c.InsnCycles += cy
 	c.Clock += cy

@@ -253,6 +253,9 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if opts.CacheModel != nil {
 			po.Extra = []string{"icache-misses", "dcache-misses"}
 		}
+		if *model != "" {
+			po.Extra = append(po.Extra, "cycles") // virtual cycles since the thread's previous sample
+		}
 		if !opts.Deterministic {
 			po.TimeNanos = time.Now().UnixNano()
 		}

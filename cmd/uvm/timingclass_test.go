@@ -128,3 +128,55 @@ func TestModelContentionProfile(t *testing.T) {
 		t.Error("two runs give different profile bytes")
 	}
 }
+
+// TestModelPprofCycles: with --model, every guest profile sample also
+// carries the virtual cycles since the thread's previous sample, so the
+// "cycles" values add up to the thread's clock (less the tail after the
+// last sample), and profiling leaves the clock exactly as it was.
+func TestModelPprofCycles(t *testing.T) {
+	for _, tc := range []struct{ arch, machine string }{{"arm64", "kunpeng916"}, {"amd64", "xeon-80"}} {
+		t.Run(tc.arch, func(t *testing.T) {
+			bin, _ := filepath.Abs("../../testdata/bin/" + tc.arch + "/fib")
+			clockRe := regexp.MustCompile(`(?m)^  1001 +\d+ +(\d+) `)
+			clock := func(flags ...string) int64 {
+				_, stderr, code := runUVM(t, true, append([]string{"--model", tc.machine, "--stats"}, flags...), bin)
+				m := clockRe.FindStringSubmatch(stderr)
+				if code != 0 || m == nil {
+					t.Fatalf("status %d:\n%s", code, stderr)
+				}
+				v, _ := strconv.ParseInt(m[1], 10, 64)
+				return v
+			}
+			path := filepath.Join(t.TempDir(), "p.pb.gz")
+			plain, profiled := clock(), clock("--pprof", path, "--pprof-period", "10007")
+			if plain != profiled {
+				t.Errorf("clock %d without --pprof, %d with", plain, profiled)
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			p, err := profile.Parse(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ci := -1
+			for i, st := range p.SampleType {
+				if st.Type == "cycles" {
+					ci = i
+				}
+			}
+			if ci < 0 {
+				t.Fatalf("no cycles sample type: %v", p.SampleType)
+			}
+			var sum int64
+			for _, s := range p.Sample {
+				sum += s.Value[ci]
+			}
+			if sum > plain || sum < plain*99/100 {
+				t.Errorf("cycles in the profile %d, thread clock %d", sum, plain)
+			}
+		})
+	}
+}
