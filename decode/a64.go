@@ -31,6 +31,9 @@ type A64 struct {
 	Imm    uint64 // immediate, branch target offset, bitmask, etc.
 	Imm2   uint64 // second immediate (bitfield imms/immr, TBZ bit…)
 	Raw    uint32 // the instruction word
+	// Class is the timing class (set by DecodeA64; it fills padding, so
+	// the record's size is unchanged).
+	Class InsnClass
 }
 
 // A64Op is a dense operation number for the interpreter's dispatch switch.

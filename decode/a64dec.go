@@ -26,6 +26,7 @@ func DecodeA64(raw uint32) A64 {
 	default: // 0000 (UDF, SME), 0001, 0011
 		undef(&in, A64WhyUnallocated)
 	}
+	in.Class = a64ClassOf(&in)
 	return in
 }
 

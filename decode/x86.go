@@ -40,6 +40,9 @@ type X86 struct {
 	// so an interpreter walks a straight-line run without an index
 	// lookup per instruction. 0 from the decoder.
 	Run uint8
+	// Class is the timing class (set by DecodeX86Into; it fills padding,
+	// so the record's size is unchanged).
+	Class InsnClass
 	// PC is the instruction's address, set by the instruction cache
 	// (0 from the decoder).
 	PC uint64

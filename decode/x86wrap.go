@@ -45,6 +45,12 @@ func DecodeX86(mem []byte, pc uint64) (X86, error) {
 // DecodeX86Into is DecodeX86 writing into *out (used by the instruction
 // cache to fill records in place).
 func DecodeX86Into(mem []byte, pc uint64, out *X86) error {
+	err := decodeX86Into(mem, pc, out)
+	out.Class = x86ClassOf(out)
+	return err
+}
+
+func decodeX86Into(mem []byte, pc uint64, out *X86) error {
 	*out = X86{}
 	if ok, err := decodeX86VEX(mem, pc, out); ok {
 		return err // VEX (AVX/AVX2/FMA/F16C), XGETBV, XSAVE*: x86vex.go

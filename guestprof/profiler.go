@@ -26,7 +26,8 @@ type Options struct {
 	Period uint64
 	// Extra names additional sample values, unit "count", that the caller
 	// passes to SampleValues in this order: "icache-misses" and
-	// "dcache-misses" when a cache model is on.
+	// "dcache-misses" when a cache model is on, then "cycles" (virtual
+	// cycles since the thread's previous sample) with a timing model.
 	Extra []string
 	// TimeNanos and DurationNanos go into the profile header (leave them
 	// zero in deterministic mode: the bytes must not depend on the host).

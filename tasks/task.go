@@ -552,7 +552,11 @@ func (t *Task) runSampled(budget int64) vm.Exit {
 		done := t.cpu.Retired()
 		if n, ok := t.clock.Due(done); ok {
 			arch, fp, lr := t.frameRegs()
-			prof.SampleValues(int(t.tid), arch, t.cpu.PC(), t.cpu.SP(), fp, lr, t.cpu.MM(), n, t.cacheMissDeltas())
+			extra := t.cacheMissDeltas()
+			if t.vc != nil {
+				extra = append(extra, t.cycleDelta()) // timing_class.go
+			}
+			prof.SampleValues(int(t.tid), arch, t.cpu.PC(), t.cpu.SP(), fp, lr, t.cpu.MM(), n, extra)
 		}
 		budget -= int64(done - start)
 		if ex.Reason != vm.ExitBudget || budget <= 0 || int64(done-start) < b {
@@ -582,7 +586,7 @@ func (t *Task) account() {
 	}
 	r := t.cpu.Retired()
 	if t.vc != nil {
-		t.vc.Retire(r - t.accounted)
+		t.timingRetire(r - t.accounted)
 	}
 	t.tg.k.det.account(r - t.accounted)
 	t.accounted = r

@@ -39,6 +39,10 @@ type timingState struct {
 	slabBatch, slabList int64
 	slabOps             [][2]int64
 	slabLocks           []*timing.Spinlock
+	// costs are the per-class instruction costs and base the threads'
+	// counters at their last exit from Run (timing_class.go).
+	costs insnCosts
+	base  map[int32]*retireBase
 }
 
 type timingKey struct {
@@ -62,11 +66,12 @@ func CheckMachine(m *timing.Machine) error {
 	if len(missing) > 0 {
 		return fmt.Errorf("machine %s lacks %s", m.Name, strings.Join(missing, ", "))
 	}
-	return nil
+	return checkCPI(m)
 }
 
 func newTimingState(k *Kernel, m *timing.Machine) *timingState {
-	ts := &timingState{k: k, byTID: map[int32]*timing.CPU{}, objs: map[timingKey]any{}}
+	ts := &timingState{k: k, byTID: map[int32]*timing.CPU{}, objs: map[timingKey]any{},
+		costs: newInsnCosts(m), base: map[int32]*retireBase{}}
 	ts.model = timing.New(m, detTiming{k})
 	c := func(n string) int64 { v, _ := m.Cost(n); return v }
 	ts.trapCost = c("trap_entry") + c("trap_exit")
@@ -105,6 +110,7 @@ func (k *Kernel) ThreadCycles(tid int32) (int64, bool) {
 func (k *Kernel) WriteTimingStats(w io.Writer) {
 	if k.tm != nil {
 		k.tm.model.WriteStats(w)
+		k.tm.writeClassStats(w)
 	}
 }
 
@@ -123,6 +129,7 @@ func (k *Kernel) attachTiming(t *Task) {
 	t.vc = k.tm.model.NewCPU(t.tid, start)
 	t.vc.Owner = t
 	k.tm.byTID[t.tid] = t.vc
+	k.tm.startClassCount(t.cpu)
 }
 
 // timingExit charges the kernel entry of an exit from the guest and, for
@@ -218,6 +225,9 @@ type uContention struct{ ts *timingState }
 
 func cpuOf(th uprobes.Thread) *timing.CPU {
 	if u, ok := th.(uThread); ok {
+		if c := u.t.vc; c != nil {
+			c.Site = u.t.cpu.PC() // the contention profile's guest frame
+		}
 		return u.t.vc
 	}
 	return nil

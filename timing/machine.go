@@ -39,7 +39,26 @@ import (
 //	line.inval_per_sharer       extra cycles a write pays per other sharer
 //	line.reread_per_spinner     home-agent service time per spinner
 //	                            re-reading a released lock line
-//	insn.cycles                 cycles per retired guest instruction
+//	insn.cycles                 cycles per retired guest instruction of
+//	                            a CPU that does not count classes, and
+//	                            of a class without a cpi entry
+//	cpi.CLASS                   cycles per retired instruction of the
+//	                            class (alu, mul, div, branch, load, store,
+//	                            atomic, fp, fpdiv, simd, barrier, dc, ic,
+//	                            system: package decode's InsnClass names),
+//	                            in hundredths of a cycle, so that a
+//	                            superscalar core's fractional CPI is
+//	                            expressible: 50 is two per cycle
+//	cpi.taken                   extra hundredths of a cycle per taken
+//	                            branch (a not-taken one costs cpi.branch)
+//	cache.l1i_miss, cache.l1d_miss
+//	                            cycles an L1 miss of the cache model
+//	                            (--cache-model) adds: the next level's
+//	                            hit latency the core does not hide
+//	cache.ic_broadcast          cycles a guest IC IVAU adds per other
+//	                            thread of its process (the broadcast
+//	                            invalidation each of their CPUs must
+//	                            acknowledge before the DSB completes)
 //	jitter_pct                  each kernel path cost varies by up to
 //	                            ±pct % (a seeded per-CPU generator: the
 //	                            run stays deterministic), so that CPUs
@@ -62,6 +81,12 @@ type Machine struct {
 	LineHit, InvalPerSharer, RereadPerSpinner                          int64
 	InsnCycles                                                         int64
 	JitterPct                                                          int64
+
+	// CPI holds the cpi.CLASS entries (hundredths of a cycle), by
+	// class name, cpi.taken included; L1IMiss, L1DMiss and ICBroadcast
+	// are cache.l1i_miss, cache.l1d_miss and cache.ic_broadcast.
+	CPI                           map[string]int64
+	L1IMiss, L1DMiss, ICBroadcast int64
 
 	// Costs are the cost.NAME entries, by NAME.
 	Costs map[string]int64
@@ -103,13 +128,14 @@ func Lookup(name string) (*Machine, error) {
 
 // Parse reads a machine description.
 func Parse(r io.Reader) (*Machine, error) {
-	m := &Machine{Costs: map[string]int64{}, ThreadsPerCore: 1, SMTPenaltyPct: 100, InsnCycles: 1}
+	m := &Machine{Costs: map[string]int64{}, CPI: map[string]int64{}, ThreadsPerCore: 1, SMTPenaltyPct: 100, InsnCycles: 1}
 	ints := map[string]*int64{
 		"freq_mhz": &m.FreqMHz, "smt_penalty_pct": &m.SMTPenaltyPct,
 		"xfer.smt": &m.XferSMT, "xfer.cluster": &m.XferCluster, "xfer.node": &m.XferNode,
 		"xfer.socket": &m.XferSocket, "xfer.remote": &m.XferRemote, "xfer.memory": &m.XferMemory,
 		"line.hit": &m.LineHit, "line.inval_per_sharer": &m.InvalPerSharer,
 		"line.reread_per_spinner": &m.RereadPerSpinner, "insn.cycles": &m.InsnCycles, "jitter_pct": &m.JitterPct,
+		"cache.l1i_miss": &m.L1IMiss, "cache.l1d_miss": &m.L1DMiss, "cache.ic_broadcast": &m.ICBroadcast,
 	}
 	topo := map[string]*int{
 		"sockets": &m.Sockets, "nodes_per_socket": &m.NodesPerSocket, "clusters_per_node": &m.ClustersPerNode,
@@ -163,6 +189,8 @@ func Parse(r io.Reader) (*Machine, error) {
 			*topo[k] = int(n)
 		case strings.HasPrefix(k, "cost.") && len(k) > 5:
 			m.Costs[k[5:]] = n
+		case strings.HasPrefix(k, "cpi.") && len(k) > 4:
+			m.CPI[k[4:]] = n
 		default:
 			return nil, fmt.Errorf("machine line %d: unknown key %q", line, k)
 		}

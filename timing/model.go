@@ -49,6 +49,12 @@ type Model struct {
 	// order lists every named object's counters in creation order.
 	order  []*lockStats
 	byName map[string]*lockStats
+	// cont aggregates the contended acquisitions for the contention
+	// profile (profile.go).
+	cont map[contKey]*contVal
+	// profFrom, profTo bound the arrival times the profile records
+	// (SetProfileWindow; profTo 0: no bound).
+	profFrom, profTo int64
 }
 
 // New returns a model of m driven by s.
@@ -72,8 +78,15 @@ type CPU struct {
 	InsnCycles, KernelCycles int64
 	Waited                   int64
 	parked, idle, exited     bool
+	// frac is the ten-thousandths of a cycle RetireCentis has not
+	// charged yet.
+	frac int64
 	// Owner is the scheduler's thread (package tasks: *Task).
-	Owner    any
+	Owner any
+	// Site is the guest address the thread is at (set by the scheduler's
+	// adapter before operations on modelled objects), the contention
+	// profile's caller frame.
+	Site     uint64
 	siblings []int
 	rng      uint64 // jitter generator state (splitmix64)
 }
@@ -129,21 +142,44 @@ func (c *CPU) Exit() {
 
 // smt scales cycles for a core whose sibling is busy.
 func (c *CPU) smt(cycles int64) int64 {
+	if p := c.smtPct(); p != 100 {
+		return cycles * p / 100
+	}
+	return cycles
+}
+
+// smtPct is the percentage c's cycles are scaled by: the SMT penalty
+// while a sibling is busy, else 100.
+func (c *CPU) smtPct() int64 {
 	p := c.m.M.SMTPenaltyPct
 	if p == 100 || len(c.siblings) == 0 {
-		return cycles
+		return 100
 	}
 	for _, s := range c.siblings {
 		if c.m.busy[s] > 0 {
-			return cycles * p / 100
+			return p
 		}
 	}
-	return cycles
+	return 100
 }
 
 // Retire charges n retired guest instructions.
 func (c *CPU) Retire(n uint64) {
 	cy := c.smt(int64(n) * c.m.M.InsnCycles)
+	c.Insns += n
+	c.InsnCycles += cy
+	c.Clock += cy
+}
+
+// RetireCentis charges n retired guest instructions that cost centis
+// hundredths of a cycle in all (per-class costs: Machine.CPI), scaled by
+// the SMT penalty; the fraction of a cycle left over is carried to the
+// next call, so charging a span in one call or in several gives the same
+// clock.
+func (c *CPU) RetireCentis(n uint64, centis int64) {
+	scaled := centis*c.smtPct() + c.frac // ten-thousandths of a cycle
+	cy := scaled / 10000
+	c.frac = scaled - cy*10000
 	c.Insns += n
 	c.InsnCycles += cy
 	c.Clock += cy
@@ -346,7 +382,7 @@ func (l *Spinlock) Lock(c *CPU) {
 	l.line.sharers.add(c.ID) // spinning on owner == ticket
 	c.parked = true
 	md.sched.Park(c)
-	l.st.Waited += c.Clock - arrive
+	md.contended(l.st, c, arrive)
 }
 
 // Unlock releases l held by c and hands it to the next ticket.
@@ -403,7 +439,7 @@ func (l *RWLock) park(c *CPU, q *[]*CPU, arrive int64) {
 	l.line.sharers.add(c.ID)
 	c.parked = true
 	l.md.sched.Park(c)
-	l.st.Waited += c.Clock - arrive
+	l.md.contended(l.st, c, arrive)
 }
 
 // RLock takes l for reading.
@@ -518,7 +554,7 @@ func (s *PercpuRWSem) RLock(c *CPU) {
 	s.waitR = append(s.waitR, c)
 	c.parked = true
 	s.md.sched.Park(c)
-	s.st.Waited += c.Clock - arrive
+	s.md.contended(s.st, c, arrive)
 }
 
 // RUnlock is percpu_up_read.
@@ -550,7 +586,7 @@ func (s *PercpuRWSem) Lock(c *CPU) {
 	s.waitW = append(s.waitW, c)
 	c.parked = true
 	s.md.sched.Park(c)
-	s.st.Waited += c.Clock - arrive
+	s.md.contended(s.st, c, arrive)
 }
 
 // Unlock is percpu_up_write.

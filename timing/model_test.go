@@ -287,3 +287,34 @@ func TestParseErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestParseCPI: cpi.CLASS entries (hundredths of a cycle) and the cache
+// latencies parse; a bad value fails with its line.
+func TestParseCPI(t *testing.T) {
+	m, err := Parse(strings.NewReader(testMachine + "cpi.alu 50\ncpi.taken 100\ncache.l1d_miss 21\ncache.l1i_miss 15\ncache.ic_broadcast 40\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.CPI["alu"] != 50 || m.CPI["taken"] != 100 || m.L1DMiss != 21 || m.L1IMiss != 15 || m.ICBroadcast != 40 {
+		t.Errorf("parsed %v %d %d %d", m.CPI, m.L1DMiss, m.L1IMiss, m.ICBroadcast)
+	}
+	if _, err := Parse(strings.NewReader(testMachine + "cpi.alu -1\n")); err == nil || !strings.Contains(err.Error(), "cpi.alu") {
+		t.Errorf("negative cpi: %v", err)
+	}
+}
+
+// TestRetireCentis: fractions of a cycle carry over between calls.
+func TestRetireCentis(t *testing.T) {
+	md := testModel(t, newTestSched())
+	c := md.NewCPU(1, 0)
+	for range 3 {
+		c.RetireCentis(1, 50) // half a cycle each
+	}
+	if c.Clock != 1 || c.Insns != 3 {
+		t.Errorf("clock %d, insns %d after 3 × 0.5 cycles", c.Clock, c.Insns)
+	}
+	c.RetireCentis(1, 50)
+	if c.Clock != 2 {
+		t.Errorf("clock %d after 4 × 0.5 cycles", c.Clock)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/google/pprof/profile"
 	"github.com/uvm-emu/uvm/tasks"
 	"github.com/uvm-emu/uvm/timing"
 	"github.com/uvm-emu/uvm/uprobes"
@@ -81,8 +82,9 @@ type benchConfig struct {
 	iters           uint64 // > 0: exact-count run of iters calls per producer
 	switches        map[string]string
 	quiet           bool
-	machine         *timing.Machine // --model: virtual-time run (benchmodel.go)
-	timingStats     io.Writer       // --model --stats: the model's tables
+	machine         *timing.Machine     // --model: virtual-time run (benchmodel.go)
+	timingStats     io.Writer           // --model --stats: the model's tables
+	contention      *[]*profile.Profile // --pprof-contention: each run's profile is added
 }
 
 // benchResult is one run's outcome.
@@ -292,6 +294,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		compare = fl.String("compare", "", "SWITCH=before,after: run each bench with both values and print them side by side")
 		model   = fl.String("model", "", "run on a modelled machine in virtual time (kunpeng916, xeon-80, kvm-32, laptop-8 or a file): -w/-d are virtual ms, M/s per virtual second")
 		mstats  = fl.Bool("stats", false, "with --model: print each run's per-CPU cycles and modelled lock table (stderr)")
+		mcont   = fl.String("pprof-contention", "", "with --model: write the modelled locks' contention profile of every run (labels bench, producers, switches) to FILE")
 	)
 	sw := map[string]*string{}
 	for _, s := range benchSwitches {
@@ -324,6 +327,11 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		}
 		machine = m
 	}
+	if *mcont != "" && machine == nil {
+		fmt.Fprintf(stderr, "uvm bench: --pprof-contention needs --model\n")
+		return 2
+	}
+	var contention []*profile.Profile
 	var producers []int
 	for _, p := range strings.Split(*prods, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(p))
@@ -393,6 +401,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 				if machine != nil && *mstats {
 					cfg.timingStats = stderr
 				}
+				if *mcont != "" {
+					cfg.contention = &contention
+				}
 				if !cfg.quiet {
 					fmt.Fprintf(stdout, "Setting up benchmark '%s'...\nBenchmark '%s' started.\n", d.name, d.name)
 				}
@@ -425,6 +436,12 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.Encode(all)
+	}
+	if *mcont != "" {
+		if err := writeProfiles(*mcont, contention); err != nil {
+			fmt.Fprintf(stderr, "uvm bench: --pprof-contention: %v\n", err)
+			return 1
+		}
 	}
 	if *svgOut != "" {
 		if err := os.WriteFile(*svgOut, []byte(benchSVG(all)), 0o644); err != nil {

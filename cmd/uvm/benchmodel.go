@@ -6,7 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
+
+	"github.com/google/pprof/profile"
 
 	"github.com/uvm-emu/uvm/tasks"
 	"github.com/uvm-emu/uvm/timing"
@@ -50,6 +54,7 @@ func runModelBench(def benchDef, cfg benchConfig) (benchResult, error) {
 	sample := md.Cycles(1e-3)
 	w0 := int64(cfg.warmup) * sample
 	w1 := w0 + int64(cfg.seconds)*sample
+	md.SetProfileWindow(w0, w1)
 	counts := make([]uint64, cfg.seconds)
 	past := map[int32]bool{}
 	stop := make(chan struct{})
@@ -113,6 +118,20 @@ func runModelBench(def benchDef, cfg benchConfig) (benchResult, error) {
 	if cfg.timingStats != nil {
 		k.WriteTimingStats(cfg.timingStats)
 	}
+	if cfg.contention != nil {
+		cp := md.ContentionProfile()
+		sw := make([]string, 0, len(cfg.switches))
+		for n, v := range cfg.switches {
+			sw = append(sw, n+"="+v)
+		}
+		slices.Sort(sw)
+		for _, s := range cp.Sample {
+			s.Label["bench"] = []string{def.name}
+			s.Label["switches"] = []string{strings.Join(sw, ",")}
+			s.NumLabel["producers"] = []int64{int64(cfg.producers)}
+		}
+		*cfg.contention = append(*cfg.contention, cp)
+	}
 	return res, nil
 }
 
@@ -126,4 +145,42 @@ func loadMachine(name string) (*timing.Machine, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// writeContentionProfile writes the timing model's contention profile of
+// k's run to path (--pprof-contention).
+func writeContentionProfile(path string, k *tasks.Kernel) error {
+	md := k.Timing()
+	if md == nil {
+		return fmt.Errorf("no timing model")
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := md.WriteContentionProfile(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// writeProfiles merges profiles and writes them to path.
+func writeProfiles(path string, ps []*profile.Profile) error {
+	if len(ps) == 0 {
+		return errors.New("no model runs")
+	}
+	p, err := profile.Merge(ps)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := p.Write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

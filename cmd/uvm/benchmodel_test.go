@@ -67,10 +67,20 @@ func TestModelSiglockSmoke(t *testing.T) {
 }
 
 // TestModelDeterministic: a model run prints the same bytes twice in one
-// process and under GOMAXPROCS 1 and 2 in subprocesses.
+// process and under GOMAXPROCS 1 and 4 in subprocesses, on x86-64 and on
+// arm64 (per-class instruction costs).
 func TestModelDeterministic(t *testing.T) {
-	args := []string{"bench", "--arch", "amd64", "--model", "kvm-32", "-p", "1,4", "-d", "2",
-		"--compare", "treelock=spinlock,rwlock", "uprobe-nop"}
+	t.Run("amd64", func(t *testing.T) {
+		modelDeterministic(t, "bench", "--arch", "amd64", "--model", "kvm-32", "-p", "1,4", "-d", "2",
+			"--compare", "treelock=spinlock,rwlock", "uprobe-nop")
+	})
+	t.Run("arm64", func(t *testing.T) {
+		modelDeterministic(t, "bench", "--arch", "arm64", "--model", "kunpeng916", "--arm64-sim-nop", "false",
+			"-p", "1,8", "-d", "2", "--compare", "siglock=true,false", "uprobe-nop")
+	})
+}
+
+func modelDeterministic(t *testing.T, args ...string) {
 	var o1, o2, e strings.Builder
 	if cmdBench(args[1:], &o1, &e) != 0 || cmdBench(args[1:], &o2, &e) != 0 {
 		t.Fatal(e.String())
@@ -82,7 +92,7 @@ func TestModelDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, procs := range []string{"1", "2"} {
+	for _, procs := range []string{"1", "4"} {
 		cmd := exec.Command(exe, args...)
 		cmd.Env = []string{asUVMEnv + "=1", "HOME=/", "GOMAXPROCS=" + procs}
 		out, err := cmd.Output()

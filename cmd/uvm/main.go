@@ -94,6 +94,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		argv0     = fl.String("0", "", "argv[0] for the guest (default: PROG)")
 		pprofOut  = fl.String("pprof", "", "write a pprof profile of the guest (sampled every --pprof-period retired instructions) to FILE")
 		pprofPer  = fl.Uint64("pprof-period", guestprof.DefaultPeriod, "guest profile sampling period, in retired instructions")
+		pprofCont = fl.String("pprof-contention", "", "with --model: write a contention profile of the modelled kernel locks (pprof contentions/delay, virtual ns) to FILE")
 		cpuprof   = fl.String("cpuprofile", "", "write a CPU profile of uvm itself (runtime/pprof) to FILE")
 		memprof   = fl.String("memprofile", "", "write a heap profile of uvm itself to FILE at exit")
 		gdbAddr   = fl.String("g", "", "serve the gdb remote protocol on PORT (localhost), HOST:PORT or unix:PATH (gdb.go)")
@@ -252,6 +253,9 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if opts.CacheModel != nil {
 			po.Extra = []string{"icache-misses", "dcache-misses"}
 		}
+		if *model != "" {
+			po.Extra = append(po.Extra, "cycles") // virtual cycles since the thread's previous sample
+		}
 		if !opts.Deterministic {
 			po.TimeNanos = time.Now().UnixNano()
 		}
@@ -289,6 +293,10 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	name := prog
 	if *argv0 != "" {
 		name = *argv0
+	}
+	if *pprofCont != "" && *model == "" {
+		fmt.Fprintf(stderr, "uvm run: --pprof-contention needs --model\n")
+		return 2
 	}
 	if *model != "" {
 		if !opts.Deterministic {
@@ -378,6 +386,11 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		rec.WriteSummary(stderr)
 		for _, p := range probes {
 			p.Close()
+		}
+	}
+	if *pprofCont != "" {
+		if err := writeContentionProfile(*pprofCont, k); err != nil {
+			fmt.Fprintf(stderr, "uvm: --pprof-contention: %v\n", err)
 		}
 	}
 	if *stats {

@@ -35,6 +35,11 @@ type cmState struct {
 	// scratch is the page redecode mode executes from.
 	scratch *icache.A64Page
 	stable  vm.Page // Src of scratch: its version never changes
+	// cls, with class counting on (CountClasses), tallies the retired
+	// instructions by timing class and the taken branches; pg is the
+	// page the current block executes from.
+	cls *decode.ClassCounts
+	pg  *icache.A64Page
 }
 
 // SetCacheModel attaches the cache model of this CPU (nil detaches it).
@@ -43,14 +48,21 @@ type cmState struct {
 // CPUs of a process must use models of the same configuration.
 func (c *CPU) SetCacheModel(m *icache.Model) {
 	redecode := c.cm != nil && c.cm.redecode
+	var cls *decode.ClassCounts
+	if c.cm != nil {
+		cls = c.cm.cls
+	}
 	if m == nil {
 		c.cm = nil
 		c.cache.SetStrict(false)
 		c.SetRedecode(redecode)
+		if cls != nil {
+			c.countClasses(cls)
+		}
 		return
 	}
 	c.cm = &cmState{m: m, strict: m.Strict(), redecode: redecode, ctr: m.CTR(), dczid: m.DCZID(),
-		zero: make([]byte, m.ZVABlock()), pipe: make(map[uint64]*icache.A64Page)}
+		zero: make([]byte, m.ZVABlock()), pipe: make(map[uint64]*icache.A64Page), cls: cls}
 	if redecode {
 		c.SetRedecode(true)
 	}
@@ -75,7 +87,7 @@ func (c *CPU) SetRedecode(on bool) {
 	switch {
 	case c.cm != nil:
 		c.cm.redecode = on
-		if !on && c.cm.m == nil {
+		if !on && c.cm.m == nil && c.cm.cls == nil {
 			c.cm = nil
 		}
 	case on:
@@ -94,8 +106,42 @@ func (c *CPU) FlushICache(addr, n uint64) {
 	icache.FlushICache(c.mm, c.CacheModel(), addr, n)
 }
 
+// CountClasses turns counting of retired instructions by timing class
+// (decode.InsnClass) and of taken branches on or off, for the timing
+// model. Counting runs in the hooked loop (runCM), so the plain loop
+// stays free of it; the counts start at zero.
+func (c *CPU) CountClasses(on bool) {
+	if !on {
+		if c.cm != nil {
+			c.cm.cls = nil
+			if c.cm.m == nil && !c.cm.redecode {
+				c.cm = nil
+			}
+		}
+		return
+	}
+	c.countClasses(new(decode.ClassCounts))
+}
+
+func (c *CPU) countClasses(cls *decode.ClassCounts) {
+	if c.cm == nil {
+		c.cm = &cmState{}
+	}
+	c.cm.cls = cls
+}
+
+// ClassCounts returns the class tally (nil when not counting). Read it
+// from the CPU's goroutine or while it does not run.
+func (c *CPU) ClassCounts() *decode.ClassCounts {
+	if c.cm == nil {
+		return nil
+	}
+	return c.cm.cls
+}
+
 // cmClone gives a cloned CPU a model of the same configuration: a thread
 // of the same process when mm is the parent's, else a new process.
+// Class counting is inherited with counts of its own.
 func (c *CPU) cmClone(n *CPU) {
 	if c.cm == nil {
 		return
@@ -104,6 +150,9 @@ func (c *CPU) cmClone(n *CPU) {
 		n.SetCacheModel(c.cm.m.Clone(n.mm == c.mm))
 	}
 	n.SetRedecode(c.cm.redecode)
+	if c.cm.cls != nil {
+		n.CountClasses(true)
+	}
 }
 
 // cmEnter runs on entry to run: exception return is a context
@@ -122,12 +171,44 @@ func (c *CPU) contextSync() {
 }
 
 // cmFetch accounts the instruction fetches of the block that started at
-// c.blockStart since the last call.
+// c.blockStart since the last call, and with class counting on its
+// instructions by class.
 func (c *CPU) cmFetch() {
-	if k := c.n - c.cm.n0; k != 0 && c.cm.m != nil {
-		c.cm.m.Fetch(c.blockStart, k)
+	if k := c.n - c.cm.n0; k != 0 {
+		if c.cm.m != nil {
+			c.cm.m.Fetch(c.blockStart, k)
+		}
+		if c.cm.cls != nil {
+			c.cmCount(k)
+		}
 	}
 	c.cm.n0 = c.n
+}
+
+// cmFetchAt is cmFetch at the start of a block at pc: the previous block
+// ended in a taken branch when pc does not follow its last instruction
+// (a page crossing, ISB or IC IVAU continues at the next one).
+func (c *CPU) cmFetchAt(pc uint64) {
+	if k := c.n - c.cm.n0; k != 0 && c.cm.cls != nil && pc != c.blockStart+4*k {
+		c.cm.cls.Taken++
+	}
+	c.cmFetch()
+}
+
+// cmCount counts the classes of the k instructions retired from the
+// block at c.blockStart.
+func (c *CPU) cmCount(k uint64) {
+	pg, cls := c.cm.pg, c.cm.cls
+	if pg == nil {
+		return
+	}
+	i := (c.blockStart - pg.VA) >> 2
+	if i+k > icache.A64InsnsPerPage {
+		return // not a block of pg (cannot happen: blocks end at the page end)
+	}
+	for _, in := range pg.Insn[i : i+k] {
+		cls.N[in.Class]++
+	}
 }
 
 // cmData accounts a data access.

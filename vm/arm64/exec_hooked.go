@@ -31,7 +31,7 @@ func (c *CPU) runCM(limit uint64, step bool) (exit vm.Exit) {
 
 block:
 	for {
-		c.cmFetch()
+		c.cmFetchAt(pc)
 		if c.n >= c.limit {
 			exit.Reason = vm.ExitBudget
 			if c.step {
@@ -62,6 +62,7 @@ block:
 			}
 		}
 		c.blockStart = pc
+		c.cm.pg = pg
 		for pc < end {
 			in = insnAt(pg, pc)
 			switch in.Op {
