@@ -354,6 +354,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "uvm: -g %s: %v\n", *gdbAddr, err)
 			return 2
 		}
+		gs.rev = newReverseRun(k, opts, prog, append([]string{name}, fl.Args()[1:]...)) // gdb_reverse.go
 	}
 	tg, err := k.Start(prog, append([]string{name}, fl.Args()[1:]...))
 	if err != nil {
@@ -363,10 +364,11 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return startError(stderr, prog, err)
 	}
 	if gs != nil {
-		gs.serve(tg)
+		gs.serve(k, tg)
 	}
 	st := tg.Wait()
 	if gs != nil {
+		k, tg, st = gs.final(k, tg, st) // the last re-execution, after reverse execution
 		gs.finish()
 	}
 	if pf != nil {
