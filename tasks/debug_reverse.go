@@ -268,8 +268,9 @@ func (d *Debugger) Recorded() ReplayLog {
 	return d.rev.log
 }
 
-// KillAll ends every process of the kernel (a replaced run), lets the
-// debugger's parked threads go, and waits for the processes to end.
+// KillAll ends every process of the kernel (a replaced run) and lets
+// the debugger's parked threads go. It does not wait: a thread blocked in
+// a host call ends when the call returns.
 func (k *Kernel) KillAll() {
 	k.mu.Lock()
 	groups := append([]*ThreadGroup(nil), k.groups...)
@@ -279,9 +280,6 @@ func (k *Kernel) KillAll() {
 	}
 	if k.dbg != nil {
 		k.dbg.Detach()
-	}
-	for _, tg := range groups {
-		<-tg.Done()
 	}
 }
 

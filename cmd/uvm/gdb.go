@@ -72,7 +72,7 @@ func startGDB(k *tasks.Kernel, addr string, wait bool, log io.Writer) (*gdbServe
 // the guest has started: tg is the debugged process).
 func (s *gdbServer) serve(k *tasks.Kernel, tg *tasks.ThreadGroup) {
 	s.dbg.Attach(tg)
-	s.live.k, s.live.tg = k, tg
+	s.live.k, s.live.tg, s.live.replaced = k, tg, make(chan struct{})
 	go func() {
 		defer close(s.done)
 		conn, err := s.ln.Accept()

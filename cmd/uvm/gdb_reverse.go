@@ -180,6 +180,8 @@ type liveRun struct {
 	mu sync.Mutex
 	k  *tasks.Kernel
 	tg *tasks.ThreadGroup
+	// replaced is closed when the run is replaced (protected by mu).
+	replaced chan struct{}
 }
 
 // current returns the live run.
@@ -194,20 +196,29 @@ func (s *gdbServer) replace(k *tasks.Kernel, tg *tasks.ThreadGroup) {
 	s.live.mu.Lock()
 	old := s.live.k
 	s.live.k, s.live.tg = k, tg
+	close(s.live.replaced)
+	s.live.replaced = make(chan struct{})
 	s.live.mu.Unlock()
 	old.KillAll()
 }
 
-// final waits for the run's end, following the replacements reverse
-// execution made: tg (of k) ended with st.
-func (s *gdbServer) final(k *tasks.Kernel, tg *tasks.ThreadGroup, st tasks.ExitStatus) (*tasks.Kernel, *tasks.ThreadGroup, tasks.ExitStatus) {
+// final waits for the end of the run, following the replacements reverse
+// execution makes, and returns the last run's kernel, process and status.
+func (s *gdbServer) final() (*tasks.Kernel, *tasks.ThreadGroup, tasks.ExitStatus) {
 	for {
-		nk, ntg := s.current()
-		if ntg == tg || ntg == nil {
-			return k, tg, st
+		s.live.mu.Lock()
+		k, tg, repl := s.live.k, s.live.tg, s.live.replaced
+		s.live.mu.Unlock()
+		select {
+		case <-tg.Done():
+			s.live.mu.Lock()
+			same := s.live.tg == tg
+			s.live.mu.Unlock()
+			if same {
+				return k, tg, tg.Wait()
+			}
+		case <-repl:
 		}
-		k, tg = nk, ntg
-		st = tg.Wait()
 	}
 }
 

@@ -366,10 +366,12 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if gs != nil {
 		gs.serve(k, tg)
 	}
-	st := tg.Wait()
+	var st tasks.ExitStatus
 	if gs != nil {
-		k, tg, st = gs.final(k, tg, st) // the last re-execution, after reverse execution
+		k, tg, st = gs.final() // the last re-execution, after reverse execution (gdb_reverse.go)
 		gs.finish()
+	} else {
+		st = tg.Wait()
 	}
 	if pf != nil {
 		if err := opts.Profiler.Write(pf); err != nil {
