@@ -14,7 +14,6 @@ import (
 // the old value, the re-executed run prints nothing twice and computes
 // what a run without gdb computes (its trace hash).
 
-
 // plainRun runs the program under --det --trace-hash without gdb.
 func plainRun(t *testing.T, arch, stdin string, args ...string) (hash, stdout string, code int) {
 	t.Helper()
