@@ -54,7 +54,9 @@ func TestGDBReverseStepi(t *testing.T) {
 			for i := 1; i <= 3; i++ {
 				cmds = append(cmds, "reverse-stepi", "printf "+strings.Replace(regs, `%s`, "r"+string(rune('0'+i)), 1))
 			}
-			cmds = append(cmds, "delete", "continue")
+			// reverse-finish (gdb's breakpoint at bump and reverse steps):
+			// back to the call in main.
+			cmds = append(cmds, "reverse-finish", "x/1i $pc", "delete", "continue")
 			r := runUnderGDB(t, arch, []string{"--det", "--trace-hash"}, "gdbwatch", nil, cmds...)
 			val := func(name string) string {
 				m := regexp.MustCompile(`(?m)^` + name + `=(.*)$`).FindStringSubmatch(r.gdb)
@@ -71,6 +73,9 @@ func TestGDBReverseStepi(t *testing.T) {
 			}
 			if val("f0") == val("f1") || val("f1") == val("f2") {
 				t.Errorf("stepi did not change the registers: %s / %s / %s", val("f0"), val("f1"), val("f2"))
+			}
+			if !regexp.MustCompile(`=> 0x[0-9a-f]+ <main\+\d+>:\s+(call|bl)\s+0x[0-9a-f]+ <bump>`).MatchString(r.gdb) {
+				t.Errorf("reverse-finish: not at the call of bump:\n%s", r.gdb)
 			}
 			mustContain(t, r, "exited normally")
 			sameRun(t, r, hash, stdout, code)
