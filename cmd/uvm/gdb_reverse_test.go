@@ -14,10 +14,15 @@ import (
 // the old value, the re-executed run prints nothing twice and computes
 // what a run without gdb computes (its trace hash).
 
-// plainRun runs the program under --det --trace-hash without gdb.
+// plainRun runs gdbwatch under --det --trace-hash without gdb.
 func plainRun(t *testing.T, arch, stdin string, args ...string) (hash, stdout string, code int) {
 	t.Helper()
-	bin := filepath.Join("..", "..", "testdata", "bin", arch, "gdbwatch")
+	return plainRunOf(t, arch, "gdbwatch", stdin, args...)
+}
+
+func plainRunOf(t *testing.T, arch, prog, stdin string, args ...string) (hash, stdout string, code int) {
+	t.Helper()
+	bin := filepath.Join("..", "..", "testdata", "bin", arch, prog)
 	var o, e bytes.Buffer
 	code = run(append([]string{"run", "--clean-env", "--det", "--trace-hash", bin}, args...), strings.NewReader(stdin), &o, &e)
 	m := traceHashRE.FindStringSubmatch(e.String())
@@ -142,6 +147,32 @@ func TestGDBReverseRefused(t *testing.T) {
 			if r.stdout != "counter=55 ppid-positive=1\n" {
 				t.Errorf("stdout %q", r.stdout)
 			}
+		})
+	}
+}
+
+// TestGDBReverseThreads: reverse-continue in a threaded guest goes back
+// to the previous breakpoint hit in another thread, and the run
+// re-executed from there ends as one without gdb.
+func TestGDBReverseThreads(t *testing.T) {
+	for _, arch := range []string{"arm64", "amd64"} {
+		t.Run(arch, func(t *testing.T) {
+			gdbFor(t, arch)
+			if raceEnabled {
+				t.Skip("single-stepped threaded runs are too slow under -race")
+			}
+			hash, stdout, code := plainRunOf(t, arch, "threads", "")
+			r := runUnderGDB(t, arch, []string{"--det", "--trace-hash"}, "threads", nil,
+				"break worker", "continue", `printf "first=%d\n", $_thread`, "continue", `printf "second=%d\n", $_thread`,
+				"reverse-continue", `printf "back=%d\n", $_thread`, "reverse-stepi", "delete", "continue")
+			first := regexp.MustCompile(`first=(\d+)`).FindStringSubmatch(r.gdb)
+			second := regexp.MustCompile(`second=(\d+)`).FindStringSubmatch(r.gdb)
+			back := regexp.MustCompile(`back=(\d+)`).FindStringSubmatch(r.gdb)
+			if first == nil || second == nil || back == nil || first[1] == second[1] || back[1] != first[1] {
+				t.Errorf("threads at the hits: first %v second %v back %v\n%s", first, second, back, r.gdb)
+			}
+			mustContain(t, r, "exited normally")
+			sameRun(t, r, hash, stdout, code)
 		})
 	}
 }
