@@ -30,33 +30,56 @@ type reverseRun struct {
 	// out is the most output the run has written to stdout and stderr
 	// in any of its executions (the stub's goroutine only).
 	out [2]int64
+	// log and trace are the kernel log and the syscall trace; live
+	// turns them on for the kernel that is the run now (the stub's
+	// goroutine only, after the start).
+	log, trace io.Writer
+	live       *atomic.Bool
 }
 
-// newReverseRun prepares re-executions of the run k is about to start
-// (before k starts). It returns nil for a run that is not deterministic
-// (the debugger refuses reverse execution itself).
-func newReverseRun(k *tasks.Kernel, opts tasks.Options, prog string, argv []string) *reverseRun {
+// newReverseRun prepares re-executions of the run about to be started
+// with opts (before its kernel is made: the kernel log and trace of opts
+// are wrapped, to be turned off when a re-execution replaces the run).
+// It returns nil for a run that is not deterministic (the debugger
+// refuses reverse execution itself).
+func newReverseRun(opts *tasks.Options, prog string, argv []string) *reverseRun {
 	if !opts.Deterministic {
 		return nil
 	}
-	r := &reverseRun{opts: opts, prog: prog, argv: argv, stdin: &tasks.StdinLog{}}
-	switch {
-	case opts.Uprobes != nil:
-		r.off = errors.New("reverse execution is not available with uprobes")
+	r := &reverseRun{prog: prog, argv: argv, stdin: &tasks.StdinLog{}, live: new(atomic.Bool)}
+	r.log, r.trace = opts.Log, opts.Trace
+	if r.log == nil {
+		r.log = opts.Stderr
+	}
+	r.live.Store(true)
+	opts.Log = &replayLog{w: r.log, live: r.live}
+	if r.trace != nil {
+		opts.Trace = &replayLog{w: r.trace, live: r.live}
+	}
+	r.opts = *opts
+	switch { // uprobes are attached later: cmdRun sets off for them
 	case opts.CacheModel != nil || opts.Machine != nil:
 		r.off = errors.New("reverse execution is not available with the cache or timing model")
 	case opts.Profiler != nil || opts.TraceInsn != nil:
 		r.off = errors.New("reverse execution is not available with --pprof or --trace-insn")
 	}
-	k.RecordStdin(r.stdin)
 	return r
 }
 
-// replayLog is a re-execution's kernel log: dropped until the kernel
-// becomes the run (what it logs before, the run logged already).
+// attach records the stdin of the run's first kernel (before it starts).
+func (r *reverseRun) attach(k *tasks.Kernel) {
+	if r != nil {
+		k.RecordStdin(r.stdin)
+	}
+}
+
+// replayLog is a re-execution's kernel log or syscall trace: dropped
+// until the kernel becomes the run (what it logs before, the run logged
+// already; from there on the trace repeats what follows the point gone
+// back to).
 type replayLog struct {
 	w    io.Writer
-	live atomic.Bool
+	live *atomic.Bool
 }
 
 func (l *replayLog) Write(p []byte) (int, error) {
@@ -70,21 +93,21 @@ func (l *replayLog) Write(p []byte) (int, error) {
 // goal (nil: stopped before its first instruction), with from's
 // breakpoints and watchpoints.
 type replay struct {
-	k   *tasks.Kernel
-	d   *tasks.Debugger
-	tg  *tasks.ThreadGroup
-	log *replayLog
-	st  tasks.DebugStop
+	k  *tasks.Kernel
+	d  *tasks.Debugger
+	tg *tasks.ThreadGroup
+	// live turns its log and trace on.
+	live *atomic.Bool
+	st   tasks.DebugStop
 }
 
 func (r *reverseRun) replay(from *tasks.Debugger, goal *tasks.ReplayGoal) (*replay, error) {
 	o := r.opts
-	log := o.Log
-	if log == nil {
-		log = o.Stderr
+	live := new(atomic.Bool)
+	o.Log = &replayLog{w: r.log, live: live}
+	if r.trace != nil {
+		o.Trace = &replayLog{w: r.trace, live: live}
 	}
-	rl := &replayLog{w: log}
-	o.Log, o.Trace = rl, nil // the run traced and logged this part already
 	k := tasks.NewKernel(o)
 	k.RecordStdin(r.stdin)
 	k.SkipOutput(r.out[0], r.out[1])
@@ -109,7 +132,7 @@ func (r *reverseRun) replay(from *tasks.Debugger, goal *tasks.ReplayGoal) (*repl
 		k.KillAll()
 		return nil, err
 	}
-	return &replay{k: k, d: d, tg: tg, log: rl, st: st}, nil
+	return &replay{k: k, d: d, tg: tg, live: live, st: st}, nil
 }
 
 // ReverseStep implements gdbstub.Reverser.
@@ -126,15 +149,15 @@ func (t *gdbTarget) ReverseContinue(tid int) (<-chan gdbstub.Stop, error) {
 // breakpoint or watchpoint hit, and makes the re-execution that got
 // there the run. It returns when the new run is stopped there.
 func (t *gdbTarget) reverse(tid int32, step bool) (<-chan gdbstub.Stop, error) {
+	r := t.srv.rev
+	if r != nil && r.off != nil {
+		return nil, r.off
+	}
 	if err := t.d.Reversible(); err != nil {
 		return nil, err
 	}
-	r := t.srv.rev
 	if r == nil {
 		return nil, errors.New("reverse execution needs a deterministic run (uvm run --det)")
-	}
-	if r.off != nil {
-		return nil, r.off
 	}
 	if err := r.stdin.Complete(); err != nil {
 		return nil, err
@@ -164,7 +187,9 @@ func (t *gdbTarget) reverse(tid int32, step bool) (<-chan gdbstub.Stop, error) {
 	if err != nil {
 		return nil, err
 	}
-	next.log.live.Store(true)
+	r.live.Store(false) // the old run dies quietly
+	r.live = next.live
+	next.live.Store(true)
 	t.d = next.d
 	t.srv.replace(next.k, next.tg)
 	st := t.stop(next.st)

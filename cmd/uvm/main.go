@@ -302,7 +302,12 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		opts.Machine = m
 	}
+	var rev *reverseRun
+	if *gdbAddr != "" {
+		rev = newReverseRun(&opts, prog, append([]string{name}, fl.Args()[1:]...)) // gdb_reverse.go
+	}
 	k := tasks.NewKernel(opts)
+	rev.attach(k)
 	if uprobeOptions != nil {
 		// The uprobe system uses the kernel's clock (virtual in --det).
 		uprobeOptions.Clock = k.UprobeClock()
@@ -354,7 +359,10 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "uvm: -g %s: %v\n", *gdbAddr, err)
 			return 2
 		}
-		gs.rev = newReverseRun(k, opts, prog, append([]string{name}, fl.Args()[1:]...)) // gdb_reverse.go
+		gs.rev = rev
+		if rev != nil && opts.Uprobes != nil {
+			rev.off = errors.New("reverse execution is not available with uprobes")
+		}
 	}
 	tg, err := k.Start(prog, append([]string{name}, fl.Args()[1:]...))
 	if err != nil {
