@@ -596,14 +596,19 @@ func (t *Task) debugRun(budget int64) vm.Exit {
 		if done >= budget {
 			return pcExit()
 		}
-		if traced && d.slow.Load() {
+		fast := traced && d.slow.Load() && t.replayFast(d, budget-done) // debug_reverse.go
+		if traced && d.slow.Load() && !fast {
 			ex, more := t.debugStep(d, start, budget)
 			if !more {
 				return ex
 			}
 			continue
 		}
+		r0 := t.cpu.Retired()
 		ex := t.runSampled(budget - done)
+		if fast {
+			t.replayRan(d, r0)
+		}
 		if ex.Reason != vm.ExitBudget || !d.stopFlag.Load() || t.flags.Load() != 0 {
 			return ex
 		}

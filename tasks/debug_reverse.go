@@ -58,11 +58,11 @@ type ReplayGoal struct {
 	At ReversePoint
 	// Stop is what the debugger reports at At.
 	Stop DebugStop
-	// Record: on the way, keep the last point of thread StepTid and the
-	// last breakpoint or watchpoint hit (Recorded). The replay stops at
-	// At, or at the first point past At's position.
-	Record  bool
-	StepTid int32
+	// Record: on the way, keep the last point of thread StepTid and,
+	// with Hits, the last breakpoint or watchpoint hit (Recorded). The
+	// replay stops at At, or at the first point past At's position.
+	Record, Hits bool
+	StepTid      int32
 }
 
 // ReplayLog is what a recording replay found before its goal.
@@ -348,7 +348,7 @@ func (t *Task) replayPoint(d *Debugger, g *ReplayGoal, pc uint64) bool {
 		if t.tid == g.StepTid {
 			d.rev.log.Prev, d.rev.log.HavePrev = ReversePoint{Tid: t.tid, Pos: pos}, true
 		}
-		if d.breakAt(pc) {
+		if g.Hits && d.breakAt(pc) {
 			d.rev.log.Hit, d.rev.log.HaveHit = ReversePoint{Tid: t.tid, Pos: pos}, true
 			d.rev.log.HitStop = DebugStop{Tid: t.tid, Signal: int(signals.SIGTRAP), Break: 0}
 		}
@@ -367,7 +367,7 @@ func (t *Task) replayWatch(d *Debugger, g *ReplayGoal, ex vm.Exit, st DebugStop)
 	if !before {
 		pos-- // x86-64: the accessing instruction retired
 	}
-	if g.Record {
+	if g.Record && g.Hits {
 		d.mu.Lock()
 		d.rev.log.Hit, d.rev.log.HaveHit, d.rev.log.HitStop = ReversePoint{Tid: t.tid, Pos: pos}, true, st
 		d.mu.Unlock()
@@ -379,6 +379,37 @@ func (t *Task) replayWatch(d *Debugger, g *ReplayGoal, ex vm.Exit, st DebugStop)
 		d.syncWatch(t)
 	}
 	return ex
+}
+
+// replaySlack bounds how far past its budget a slice may run (arm64
+// slices end at the end of a block; a block ends at a page boundary).
+const replaySlack = vm.PageSize
+
+// replayFast reports whether traced t may execute the next n
+// instructions of its slice at full speed (CPU.Run, which ends the slice
+// where debugStep would) while d replays: the goal is further away than
+// the slice can reach, no watchpoint needs the slow path, and nothing on
+// the way is recorded but t's own last point.
+func (t *Task) replayFast(d *Debugger, n int64) bool {
+	g := d.rev.goal.Load()
+	if g == nil || g.Hits || d.watch.Load() != nil || n < 0 {
+		return false
+	}
+	pos := t.detPos()
+	return g.At.Pos > pos && g.At.Pos-pos > uint64(n)+replaySlack
+}
+
+// replayRan records, after a slice replayFast let t run from r0
+// retired instructions, t's last point in it (the one before its last
+// instruction) when the replay records t's points.
+func (t *Task) replayRan(d *Debugger, r0 uint64) {
+	g := d.rev.goal.Load()
+	if g == nil || !g.Record || t.tid != g.StepTid || t.cpu.Retired() == r0 {
+		return
+	}
+	d.mu.Lock()
+	d.rev.log.Prev, d.rev.log.HavePrev = ReversePoint{Tid: t.tid, Pos: t.detPos() - 1}, true
+	d.mu.Unlock()
 }
 
 // replaying reports whether d re-executes toward a goal (stops other

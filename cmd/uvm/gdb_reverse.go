@@ -170,7 +170,7 @@ func (t *gdbTarget) reverse(tid int32, step bool) (<-chan gdbstub.Stop, error) {
 	w0, w1 := k.OutputWritten()
 	r.out = [2]int64{max(r.out[0], w0), max(r.out[1], w1)}
 	trap := tasks.DebugStop{Signal: 5, Break: -1} // SIGTRAP
-	rec, err := r.replay(t.d, &tasks.ReplayGoal{At: now, Stop: trap, Record: true, StepTid: tid})
+	rec, err := r.replay(t.d, &tasks.ReplayGoal{At: now, Stop: trap, Record: true, Hits: !step, StepTid: tid})
 	if err != nil {
 		return nil, err
 	}

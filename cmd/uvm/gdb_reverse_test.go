@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -22,9 +23,16 @@ func plainRun(t *testing.T, arch, stdin string, args ...string) (hash, stdout st
 
 func plainRunOf(t *testing.T, arch, prog, stdin string, args ...string) (hash, stdout string, code int) {
 	t.Helper()
+	return plainRunOpts(t, arch, prog, stdin, nil, args...)
+}
+
+// plainRunOpts is plainRunOf with more uvm flags.
+func plainRunOpts(t *testing.T, arch, prog, stdin string, flags []string, args ...string) (hash, stdout string, code int) {
+	t.Helper()
 	bin := filepath.Join("..", "..", "testdata", "bin", arch, prog)
 	var o, e bytes.Buffer
-	code = run(append([]string{"run", "--clean-env", "--det", "--trace-hash", bin}, args...), strings.NewReader(stdin), &o, &e)
+	argv := append(append([]string{"run", "--clean-env", "--det", "--trace-hash"}, flags...), bin)
+	code = run(append(argv, args...), strings.NewReader(stdin), &o, &e)
 	m := traceHashRE.FindStringSubmatch(e.String())
 	if m == nil {
 		t.Fatalf("no trace hash without gdb: %s", e.String())
@@ -43,11 +51,21 @@ func sameRun(t *testing.T, r gdbRun, hash, stdout string, code int) {
 	}
 }
 
+// TestGDBReverseStepi: with the default quantum and with a short one
+// (the re-executions then run most slices at full speed, far from the
+// point they go to).
 func TestGDBReverseStepi(t *testing.T) {
-	for _, arch := range []string{"arm64", "amd64"} {
-		t.Run(arch, func(t *testing.T) {
+	for _, c := range []struct{ arch, quantum string }{{"arm64", ""}, {"amd64", ""}, {"arm64", "300"}, {"amd64", "300"}} {
+		arch := c.arch
+		t.Run(arch+"/quantum="+c.quantum, func(t *testing.T) {
 			gdbFor(t, arch)
-			hash, stdout, code := plainRun(t, arch, "")
+			flags := []string{"--det", "--trace-hash"}
+			var plain []string
+			if c.quantum != "" {
+				flags = append(flags, "--quantum", c.quantum)
+				plain = []string{"--quantum", c.quantum}
+			}
+			hash, stdout, code := plainRunOpts(t, arch, "gdbwatch", "", plain)
 			regs := `"%s=%lx %lx %lx %lx %lx\n", $pc, $sp, $rax, $rdi, $rsi`
 			if arch == "arm64" {
 				regs = `"%s=%lx %lx %lx %lx %lx\n", $pc, $sp, $x0, $x1, $x30`
@@ -62,7 +80,7 @@ func TestGDBReverseStepi(t *testing.T) {
 			// reverse-finish (gdb's breakpoint at bump and reverse steps):
 			// back to the call in main.
 			cmds = append(cmds, "reverse-finish", "x/1i $pc", "delete", "continue")
-			r := runUnderGDB(t, arch, []string{"--det", "--trace-hash"}, "gdbwatch", nil, cmds...)
+			r := runUnderGDB(t, arch, flags, "gdbwatch", nil, cmds...)
 			val := func(name string) string {
 				m := regexp.MustCompile(`(?m)^` + name + `=(.*)$`).FindStringSubmatch(r.gdb)
 				if m == nil {
@@ -170,6 +188,31 @@ func TestGDBReverseThreads(t *testing.T) {
 			back := regexp.MustCompile(`back=(\d+)`).FindStringSubmatch(r.gdb)
 			if first == nil || second == nil || back == nil || first[1] == second[1] || back[1] != first[1] {
 				t.Errorf("threads at the hits: first %v second %v back %v\n%s", first, second, back, r.gdb)
+			}
+			mustContain(t, r, "exited normally")
+			sameRun(t, r, hash, stdout, code)
+
+			// reverse-stepi of the main thread, blocked in pthread_join
+			// since long before the fifth printf (with a short quantum
+			// the re-executions run most slices at full speed): back to
+			// its last instruction, the futex syscall.
+			hash, stdout, code = plainRunOpts(t, arch, "threads", "", []string{"--quantum", "300"})
+			r = runUnderGDB(t, arch, []string{"--det", "--trace-hash", "--quantum", "300"}, "threads", nil,
+				"break printf", "ignore 1 4", "continue", "thread 1", "set scheduler-locking on",
+				`printf "t1=%lx\n", $pc`, "reverse-stepi", `printf "t1back=%lx\n", $pc`, "x/1i $pc",
+				"set scheduler-locking off", "delete", "continue")
+			pcs := regexp.MustCompile(`(?m)^t1(|back)=([0-9a-f]+)$`).FindAllStringSubmatch(r.gdb, -1)
+			insn, size := `syscall`, uint64(2)
+			if arch == "arm64" {
+				insn, size = `svc\s+#0x0`, 4
+			}
+			if len(pcs) != 2 {
+				t.Fatalf("main thread's pc: %v\n%s", pcs, r.gdb)
+			}
+			at, _ := strconv.ParseUint(pcs[0][2], 16, 64)
+			backPC, _ := strconv.ParseUint(pcs[1][2], 16, 64)
+			if backPC != at-size || !regexp.MustCompile(`=> 0x[0-9a-f]+ <[^>]+>:\s+`+insn).MatchString(r.gdb) {
+				t.Errorf("reverse-stepi of the blocked main thread: %x -> %x, not to its syscall instruction:\n%s", at, backPC, r.gdb)
 			}
 			mustContain(t, r, "exited normally")
 			sameRun(t, r, hash, stdout, code)
