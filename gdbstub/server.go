@@ -224,6 +224,8 @@ func (s *session) handle(p []byte) (reply []byte, done bool, err error) {
 		return s.resumeLegacy(p)
 	case 'v':
 		return s.vPacket(p)
+	case 'b':
+		return s.reverse(p) // reverse.go
 	case 'D':
 		if pid, ok := s.otherProcess(p[1:]); ok {
 			// D;PID of a fork child gdb does not follow: it is not
@@ -257,6 +259,9 @@ func (s *session) query(p []byte) []byte {
 			"qXfer:auxv:read+;qXfer:exec-file:read+;swbreak+;hwbreak+;vContSupported+", s.max))
 		if _, ok := s.t.(SyscallCatcher); ok {
 			b = append(b, ";QCatchSyscalls+"...)
+		}
+		if _, ok := s.t.(Reverser); ok {
+			b = append(b, ";ReverseStep+;ReverseContinue+"...)
 		}
 		return append(b, s.clientFeatures(args)...)
 	case "QCatchSyscalls":
@@ -716,7 +721,11 @@ func (s *session) resume(acts []ResumeAction) ([]byte, bool, error) {
 	if s.exited {
 		return s.stopReply(s.last), false, nil
 	}
-	ch := s.t.Resume(acts)
+	return s.wait(s.t.Resume(acts))
+}
+
+// wait waits for the resumed target's stop, forwarding interrupts.
+func (s *session) wait(ch <-chan Stop) ([]byte, bool, error) {
 	for {
 		select {
 		case st := <-ch:
@@ -778,6 +787,9 @@ func (s *session) stopReply(st Stop) []byte {
 	}
 	if st.Break < 0 || st.Break >= breakKindsCount {
 		b = b[:3]
+	}
+	if st.HistoryBegin {
+		b = append(b[:3], "replaylog:begin;"...)
 	}
 	switch st.Event {
 	case EventSyscallEntry:

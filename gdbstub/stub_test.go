@@ -394,11 +394,12 @@ func FuzzPacket(f *testing.F) {
 		string(encodePacket(nil, []byte("QCatchSyscalls:1;40;ac"))), string(encodePacket(nil, []byte("Z2,10008,8"))),
 		string(encodePacket(nil, []byte("qSupported:multiprocess+;fork-events+"))), string(encodePacket(nil, []byte("D;3eb"))),
 		string(encodePacket(nil, []byte("vCont;s:p3e9.3ea;c:p3e9.-1"))),
+		string(encodePacket(nil, []byte("bs"))) + string(encodePacket(nil, []byte("bc"))), string(encodePacket(nil, []byte("bsbc"))),
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, tg := range []Target{newMemTarget(AArch64), &eventTarget{memTarget: newMemTarget(AMD64)}} {
+		for _, tg := range []Target{newMemTarget(AArch64), &eventTarget{memTarget: newMemTarget(AMD64)}, newRevTarget()} {
 			// Feed the bytes twice: once as sent, once with every
 			// frame given a correct checksum, so the fuzzer reaches
 			// the command handlers.

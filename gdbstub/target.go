@@ -84,6 +84,9 @@ type Stop struct {
 	// ExecPath is the program of EventExec (a host path gdb can open).
 	ChildPid, ChildTid int
 	ExecPath           string
+	// HistoryBegin: a reverse execution found no earlier point and
+	// stopped at the start of the history (replaylog:begin).
+	HistoryBegin bool
 }
 
 // StopEvent is an event a SIGTRAP stop reports (gdb's catchpoints).

@@ -125,6 +125,8 @@ type Debugger struct {
 	// events: the process events reported (debugWant* bits).
 	catchSys catching
 	events   atomic.Uint32
+	// rev is the reverse-execution state (debug_reverse.go).
+	rev reverseState
 }
 
 // NewDebugger attaches a debugger to the first process k starts. With
@@ -545,6 +547,9 @@ func (t *Task) debugSignal(info *signals.SigInfo) bool {
 		return true
 	}
 	d.mu.Unlock()
+	if d.replaying() {
+		return true // as in the run being re-executed
+	}
 	d.report(t, DebugStop{Tid: t.tid, Signal: sig, Break: -1}, false, true)
 	if !d.on.Load() {
 		return true // detached while stopped: the signal goes on
@@ -553,8 +558,10 @@ func (t *Task) debugSignal(info *signals.SigInfo) bool {
 	case sig:
 		return true
 	case 0:
+		d.Taint()
 		return false
 	default:
+		d.Taint()
 		d.inject(t, s)
 		return false
 	}
@@ -571,6 +578,7 @@ func (t *Task) debugRun(budget int64) vm.Exit {
 	if traced {
 		d.syncWatch(t)
 		if s := d.takeSignal(t); s != 0 {
+			d.Taint()
 			d.inject(t, s)
 			return pcExit()
 		}
@@ -588,14 +596,19 @@ func (t *Task) debugRun(budget int64) vm.Exit {
 		if done >= budget {
 			return pcExit()
 		}
-		if traced && d.slow.Load() {
+		fast := traced && d.slow.Load() && t.replayFast(d, budget-done) // debug_reverse.go
+		if traced && d.slow.Load() && !fast {
 			ex, more := t.debugStep(d, start, budget)
 			if !more {
 				return ex
 			}
 			continue
 		}
+		r0 := t.cpu.Retired()
 		ex := t.runSampled(budget - done)
+		if fast {
+			t.replayRan(d, r0)
+		}
 		if ex.Reason != vm.ExitBudget || !d.stopFlag.Load() || t.flags.Load() != 0 {
 			return ex
 		}
@@ -638,7 +651,11 @@ func (t *Task) debugStep(d *Debugger, start uint64, budget int64) (ex vm.Exit, m
 			return vm.Exit{Reason: vm.ExitBudget, PC: t.cpu.PC()}, false
 		}
 		pc := t.cpu.PC()
-		if !first && d.breakAt(pc) {
+		if g := d.rev.goal.Load(); g != nil {
+			if t.replayPoint(d, g, pc) { // debug_reverse.go
+				continue
+			}
+		} else if !first && d.breakAt(pc) {
 			d.report(t, DebugStop{Tid: t.tid, Signal: int(signals.SIGTRAP), Break: 0}, true, false)
 			continue
 		}

@@ -96,7 +96,7 @@ type debugSys struct {
 // debugSyscallEntry is the syscall-entry hook of a debugged kernel.
 func (t *Task) debugSyscallEntry() debugSys {
 	d := t.tg.k.dbg
-	if !d.on.Load() || !d.traced(t) {
+	if !d.on.Load() || !d.traced(t) || d.replaying() {
 		return debugSys{}
 	}
 	a := t.tg.arch

@@ -103,6 +103,9 @@ func (t *Task) stepWatched(d *Debugger) (ex vm.Exit, hit bool) {
 	default:
 		return ex, false
 	}
+	if g := d.rev.goal.Load(); g != nil {
+		return t.replayWatch(d, g, ex, st), false // debug_reverse.go
+	}
 	d.report(t, st, true, false)
 	return ex, true
 }

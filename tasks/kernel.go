@@ -186,6 +186,9 @@ type Kernel struct {
 	// dbg is the debugger session (debug.go), nil without one; set
 	// before Start.
 	dbg *Debugger
+	// stdio counts the guest's output for a debugger's replays
+	// (debug_reverse.go).
+	stdio stdioCount
 	// vdso is the vDSO's kernel side (vdso.go); nil with Options.NoVDSO.
 	vdso *vdsoState
 }

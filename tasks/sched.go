@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -65,6 +66,11 @@ type detSched struct {
 	seq    uint64
 	// timed: the timing model orders the run queue (timing.go).
 	timed bool
+	// retired counts the instructions every task has retired and
+	// accounted, in schedule order: the position in the run that
+	// reverse execution re-executes to (debug_reverse.go). Written by
+	// the baton holder.
+	retired atomic.Uint64
 }
 
 type detTimer struct {
@@ -178,6 +184,7 @@ func (s *detSched) account(n uint64) {
 	s.mu.Lock()
 	s.vclock += int64(n) * s.nsPerInsn
 	s.mu.Unlock()
+	s.retired.Add(n)
 }
 
 func (s *detSched) now() int64 {

@@ -6,6 +6,7 @@ package main
 // CPUs' register files.
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -33,6 +34,10 @@ type gdbServer struct {
 	done chan struct{} // closed when the session ends
 	// accepted is set when a debugger connected.
 	accepted atomic.Bool
+	// rev re-creates the run for reverse execution (nil without --det);
+	// live is the run debugged now (gdb_reverse.go).
+	rev  *reverseRun
+	live liveRun
 }
 
 // listenGDB opens the -g address: a TCP port on localhost, HOST:PORT, or
@@ -65,8 +70,9 @@ func startGDB(k *tasks.Kernel, addr string, wait bool, log io.Writer) (*gdbServe
 
 // serve accepts one debugger connection and runs the session (after
 // the guest has started: tg is the debugged process).
-func (s *gdbServer) serve(tg *tasks.ThreadGroup) {
+func (s *gdbServer) serve(k *tasks.Kernel, tg *tasks.ThreadGroup) {
 	s.dbg.Attach(tg)
+	s.live.k, s.live.tg, s.live.replaced = k, tg, make(chan struct{})
 	go func() {
 		defer close(s.done)
 		conn, err := s.ln.Accept()
@@ -77,7 +83,7 @@ func (s *gdbServer) serve(tg *tasks.ThreadGroup) {
 		s.accepted.Store(true)
 		defer conn.Close()
 		first := <-s.dbg.Stopped()
-		t := &gdbTarget{d: s.dbg, hw: map[uint64]bool{}}
+		t := &gdbTarget{d: s.dbg, srv: s, hw: map[uint64]bool{}}
 		t.arch = gdbstub.AArch64
 		if s.dbg.Arch() == vm.ArchAMD64 {
 			t.arch = gdbstub.AMD64
@@ -106,6 +112,7 @@ func (s *gdbServer) finish() {
 // gdbTarget is gdbstub.Target over tasks.Debugger.
 type gdbTarget struct {
 	d    *tasks.Debugger
+	srv  *gdbServer
 	arch *gdbstub.Arch
 	// hw holds the addresses inserted as Z1 (reported as hwbreak).
 	hw map[uint64]bool
@@ -152,6 +159,9 @@ func (t *gdbTarget) WriteRegisters(tid int, buf []byte) error {
 	if err != nil {
 		return err
 	}
+	if old := make([]byte, len(buf)); t.ReadRegisters(tid, old) != nil || !bytes.Equal(old, buf) {
+		t.d.Taint() // a change reverse execution cannot re-execute
+	}
 	switch c := c.(type) {
 	case *arm64.CPU:
 		arm64FromGDB(c.Regs(), buf)
@@ -170,6 +180,9 @@ func (t *gdbTarget) ReadMemory(addr uint64, buf []byte) (int, error) {
 }
 
 func (t *gdbTarget) WriteMemory(addr uint64, data []byte) error {
+	if old := make([]byte, len(data)); !bytes.Equal(old[:t.readN(addr, old)], data) {
+		t.d.Taint() // a change reverse execution cannot re-execute
+	}
 	return t.d.WriteMemory(addr, data)
 }
 

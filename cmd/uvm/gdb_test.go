@@ -59,6 +59,12 @@ type gdbRun struct {
 // gdb with the commands (after target remote), and returns both outputs.
 func runUnderGDB(t *testing.T, arch string, uvmFlags []string, prog string, args []string, cmds ...string) gdbRun {
 	t.Helper()
+	return runUnderGDBIn(t, "", arch, uvmFlags, prog, args, cmds...)
+}
+
+// runUnderGDBIn is runUnderGDB with the guest's stdin.
+func runUnderGDBIn(t *testing.T, stdin, arch string, uvmFlags []string, prog string, args []string, cmds ...string) gdbRun {
+	t.Helper()
 	gdb := gdbFor(t, arch)
 	bin := filepath.Join("..", "..", "testdata", "bin", arch, prog)
 	sock := filepath.Join(t.TempDir(), "gdb.sock")
@@ -66,7 +72,7 @@ func runUnderGDB(t *testing.T, arch string, uvmFlags []string, prog string, args
 	argv = append(append(argv, bin), args...)
 	var o, e lockedBuffer
 	done := make(chan int, 1)
-	go func() { done <- run(argv, strings.NewReader(""), &o, &e) }()
+	go func() { done <- run(argv, strings.NewReader(stdin), &o, &e) }()
 	for i := 0; ; i++ {
 		if _, err := os.Stat(sock); err == nil {
 			break

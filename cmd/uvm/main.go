@@ -310,7 +310,12 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		opts.Machine = m
 	}
+	var rev *reverseRun
+	if *gdbAddr != "" {
+		rev = newReverseRun(&opts, prog, append([]string{name}, fl.Args()[1:]...)) // gdb_reverse.go
+	}
 	k := tasks.NewKernel(opts)
+	rev.attach(k)
 	if uprobeOptions != nil {
 		// The uprobe system uses the kernel's clock (virtual in --det).
 		uprobeOptions.Clock = k.UprobeClock()
@@ -362,6 +367,10 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "uvm: -g %s: %v\n", *gdbAddr, err)
 			return 2
 		}
+		gs.rev = rev
+		if rev != nil && opts.Uprobes != nil {
+			rev.off = errors.New("reverse execution is not available with uprobes")
+		}
 	}
 	tg, err := k.Start(prog, append([]string{name}, fl.Args()[1:]...))
 	if err != nil {
@@ -371,11 +380,14 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return startError(stderr, prog, err)
 	}
 	if gs != nil {
-		gs.serve(tg)
+		gs.serve(k, tg)
 	}
-	st := tg.Wait()
+	var st tasks.ExitStatus
 	if gs != nil {
+		k, tg, st = gs.final() // the last re-execution, after reverse execution (gdb_reverse.go)
 		gs.finish()
+	} else {
+		st = tg.Wait()
 	}
 	if pf != nil {
 		if err := opts.Profiler.Write(pf); err != nil {

@@ -2,8 +2,11 @@
  * global written in steps (watch, reverse execution), another only read
  * (rwatch), a getppid (catch syscall) and, with the argument "fork",
  * "vfork" or "exec", a child process or an execve of itself (fork, vfork
- * and exec events). */
+ * and exec events); with "stdin", numbers read from stdin, each added
+ * and echoed at once (reverse execution re-reads stdin and writes no
+ * output twice). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,6 +24,15 @@ int main(int argc, char **argv)
 	for (long i = 1; i <= limit; i++)
 		bump(i);
 	long ppid = getppid();
+	if (argc > 1 && strcmp(argv[1], "stdin") == 0) {
+		char line[64];
+		while (fgets(line, sizeof line, stdin)) {
+			long v = atol(line);
+			bump(v);
+			printf("read %ld\n", v);
+			fflush(stdout);
+		}
+	}
 	if (argc > 1 && strcmp(argv[1], "fork") == 0) {
 		fflush(stdout);
 		pid_t pid = fork();
