@@ -624,7 +624,13 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 			goto except
 		default:
 			if in.Op >= decode.X86SSEBase {
-				switch c.execSSE(in, in.PC) {
+				var r sseResult
+				if isSSEHot(in.Op) { // ssehot.go
+					r = c.execSSEHot(in)
+				} else {
+					r = c.execSSE(in, in.PC)
+				}
+				switch r {
 				case sseOK:
 				case sseFault:
 					res = xFault
