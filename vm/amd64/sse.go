@@ -84,11 +84,8 @@ func (c *CPU) readMem(in *decode.X86, addr uint64, n int) (vec, sseResult) {
 		if in.Aux&decode.SSEAuxAlign != 0 && addr&15 != 0 {
 			return v, sseGP
 		}
-		if v[0], ok = c.tlb.Load64(addr); !ok {
-			return v, sseFault
-		}
-		if v[1], ok = c.tlb.Load64(addr + 8); !ok {
-			return v, sseFault
+		if v[0], v[1], ok = c.tlb.Load128(addr); !ok {
+			return vec{}, sseFault
 		}
 	case 8:
 		if v[0], ok = c.tlb.Load64(addr); !ok {

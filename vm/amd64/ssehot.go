@@ -59,6 +59,18 @@ func (c *CPU) execSSEHot(in *decode.X86) sseResult {
 	var s vec
 	if a1.Kind == decode.ArgXMM {
 		s = c.regs.XMM[a1.Reg&15]
+	} else if a1.Size == 16 { // readMem's 16-byte case, inline
+		addr := c.ea(in, a1)
+		if in.Aux&decode.SSEAuxAlign != 0 && addr&15 != 0 {
+			return sseGP
+		}
+		var ok bool
+		if s[0], s[1], ok = c.tlb.Load128(addr); !ok {
+			return sseFault
+		}
+		if c.cm != nil {
+			c.cmData(addr, 16, false)
+		}
 	} else {
 		var r sseResult
 		if s, r = c.readMem(in, c.ea(in, a1), int(a1.Size)); r != sseOK {

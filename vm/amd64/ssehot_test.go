@@ -8,7 +8,7 @@ import (
 
 // TestSSEHotMatchesExecSSE runs every form of every op execSSEHot handles
 // (register, aligned and misaligned memory source, memory destination,
-// a page-crossing access at the end of the data mapping) from random
+// page-crossing accesses inside and at the end of the data mapping) from random
 // states through execSSEHot and execSSE and requires the same result,
 // registers and memory.
 func TestSSEHotMatchesExecSSE(t *testing.T) {
@@ -49,7 +49,11 @@ func TestSSEHotMatchesExecSSE(t *testing.T) {
 				st.GPR[7] = tData + rng.next()%48&^15
 			case 1: // misaligned
 				st.GPR[7] = tData + rng.next()%48
-			case 2: // crossing the end of the mapping
+			case 2: // crossing a page boundary, or the end of the mapping
+				if i%8 == 2 {
+					st.GPR[7] = tData + 4096 - 1 - rng.next()%15
+					break
+				}
 				st.GPR[7] = tData + tDataSize - 1 - rng.next()%15
 			default: // unmapped
 				st.GPR[7] = rng.next()
@@ -66,6 +70,9 @@ func TestSSEHotMatchesExecSSE(t *testing.T) {
 				if err := c.mm.Poke(mem[:], tData); err != nil {
 					t.Fatal(err)
 				}
+				if err := c.mm.Poke(mem[:], tData+4096-32); err != nil {
+					t.Fatal(err)
+				}
 			}
 			rh := hot.execSSEHot(&in)
 			rr := ref.execSSE(&in, tCode)
@@ -76,7 +83,7 @@ func TestSSEHotMatchesExecSSE(t *testing.T) {
 			if rh == sseFault && hot.tlb.Fault != ref.tlb.Fault {
 				t.Fatalf("%s: fault %+v, execSSE %+v", code, hot.tlb.Fault, ref.tlb.Fault)
 			}
-			for _, at := range []uint64{tData, tData + tDataSize - 64} {
+			for _, at := range []uint64{tData, tData + 4096 - 32, tData + tDataSize - 64} {
 				var a, b [64]byte
 				if hot.mm.Peek(a[:], at) != nil || ref.mm.Peek(b[:], at) != nil || a != b {
 					t.Fatalf("%s (%s) rdi %#x: memory at %#x differs", code, decode.DisasmX86(h(code), tCode), st.GPR[7], at)
