@@ -237,8 +237,9 @@ const (
 	X86Wrgsbase //
 
 	// Specialised forms of the hottest instructions. The wrapper picks one
-	// when the operands fit (Width 4 or 8, general registers without
-	// high-byte forms, no LOCK); everything else uses the generic op above.
+	// when the operands fit (Width 4 or 8, or also 1 and 2 for CMP and
+	// TEST, which write no register; general registers without high-byte
+	// forms, no LOCK); everything else uses the generic op above.
 	// Base() maps a specialised op back to its generic op.
 	X86MovRR  // mov reg, reg
 	X86MovRI  // mov reg, imm

@@ -957,8 +957,17 @@ func specializeX86(in *X86) {
 		in.Op = X86Jo + X86Op(in.Cond)
 		return
 	}
-	if in.Lock || (in.Width != 4 && in.Width != 8) || in.NArgs != 2 {
+	if in.Lock || in.NArgs != 2 {
 		return
+	}
+	if in.Width != 4 && in.Width != 8 {
+		// Byte and word CMP and TEST write no register, so their
+		// specialised forms (operands masked to the width, lazy flags
+		// at the width) are exact at any width; the others would have
+		// to merge into the upper register bits.
+		if (in.Width != 1 && in.Width != 2) || (in.Op != X86Cmp && in.Op != X86Test) {
+			return
+		}
 	}
 	d, s := &in.Args[0], &in.Args[1]
 	if d.Flags != 0 || s.Flags != 0 {

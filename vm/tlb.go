@@ -339,6 +339,29 @@ func (t *TLB) Load64(addr uint64) (uint64, bool) {
 	return t.loadSlow(addr, 8)
 }
 
+// Load128 reads 16 little-endian bytes as two 64-bit halves with one TLB
+// probe when they lie on one cached page; otherwise it is Load64(addr)
+// then Load64(addr+8), with their faults.
+func (t *TLB) Load128(addr uint64) (lo, hi uint64, ok bool) {
+	e := &t.r[(addr>>PageShift)&tlbMask]
+	if e.tag == addr>>PageShift && addr&PageMask <= PageSize-16 {
+		p := unsafe.Add(unsafe.Pointer(e.data), addr&PageMask)
+		return le64(p), le64(unsafe.Add(p, 8)), true
+	}
+	return t.load128Slow(addr)
+}
+
+// load128Slow is Load128 off its fast path.
+//
+//go:noinline
+func (t *TLB) load128Slow(addr uint64) (lo, hi uint64, ok bool) {
+	if lo, ok = t.Load64(addr); !ok {
+		return 0, 0, false
+	}
+	hi, ok = t.Load64(addr + 8)
+	return lo, hi, ok
+}
+
 // pageChunk is how many of the n bytes at addr lie on addr's page.
 func pageChunk(addr uint64, n int) int { return min(n, int(PageSize-addr&PageMask)) }
 

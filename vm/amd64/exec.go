@@ -125,9 +125,10 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 
 	insn:
 		switch in.Op {
-		// Specialised forms (decode.specializeX86): Width is 4 or 8 and
-		// register operands are plain GPRs of that width, so a masked
-		// 64-bit write implements the 32-bit zero-extension.
+		// Specialised forms (decode.specializeX86): Width is 4 or 8 (1
+		// or 2 only for CMP and TEST, which write nothing) and register
+		// operands are plain GPRs of that width, so a masked 64-bit write
+		// implements the 32-bit zero-extension.
 		case decode.X86MovRR:
 			g[in.Args[0].Reg&15] = g[in.Args[1].Reg&15] & wmask[in.Width&15]
 		case decode.X86MovRI:
@@ -624,7 +625,13 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 			goto except
 		default:
 			if in.Op >= decode.X86SSEBase {
-				switch c.execSSE(in, in.PC) {
+				var r sseResult
+				if isSSEHot(in.Op) { // ssehot.go
+					r = c.execSSEHot(in)
+				} else {
+					r = c.execSSE(in, in.PC)
+				}
+				switch r {
 				case sseOK:
 				case sseFault:
 					res = xFault

@@ -84,11 +84,8 @@ func (c *CPU) readMem(in *decode.X86, addr uint64, n int) (vec, sseResult) {
 		if in.Aux&decode.SSEAuxAlign != 0 && addr&15 != 0 {
 			return v, sseGP
 		}
-		if v[0], ok = c.tlb.Load64(addr); !ok {
-			return v, sseFault
-		}
-		if v[1], ok = c.tlb.Load64(addr + 8); !ok {
-			return v, sseFault
+		if v[0], v[1], ok = c.tlb.Load128(addr); !ok {
+			return vec{}, sseFault
 		}
 	case 8:
 		if v[0], ok = c.tlb.Load64(addr); !ok {
@@ -520,14 +517,6 @@ func sseIntOp(op decode.X86Op, d *vec, s vec, imm int64, x0 *vec) bool {
 	}
 	a := *d
 	switch op {
-	case decode.SSEPand:
-		*d = vec{a[0] & s[0], a[1] & s[1]}
-	case decode.SSEPandn, decode.SSEAndnps:
-		*d = vec{^a[0] & s[0], ^a[1] & s[1]}
-	case decode.SSEPor:
-		*d = vec{a[0] | s[0], a[1] | s[1]}
-	case decode.SSEPxor:
-		*d = vec{a[0] ^ s[0], a[1] ^ s[1]}
 	case decode.SSEPaddb:
 		*d = vec{add8(a[0], s[0]), add8(a[1], s[1])}
 	case decode.SSEPsubb:
@@ -536,14 +525,10 @@ func sseIntOp(op decode.X86Op, d *vec, s vec, imm int64, x0 *vec) bool {
 		mapLanes(d, s, 2, func(x, y uint64) uint64 { return x + y })
 	case decode.SSEPaddd:
 		mapLanes(d, s, 4, func(x, y uint64) uint64 { return x + y })
-	case decode.SSEPaddq:
-		*d = vec{a[0] + s[0], a[1] + s[1]}
 	case decode.SSEPsubw:
 		mapLanes(d, s, 2, func(x, y uint64) uint64 { return x - y })
 	case decode.SSEPsubd:
 		mapLanes(d, s, 4, func(x, y uint64) uint64 { return x - y })
-	case decode.SSEPsubq:
-		*d = vec{a[0] - s[0], a[1] - s[1]}
 	case decode.SSEPaddsb:
 		mapLanes(d, s, 1, func(x, y uint64) uint64 { return satS(signExt(x, 1)+signExt(y, 1), 1) })
 	case decode.SSEPaddsw:
@@ -998,6 +983,18 @@ const (
 func sseIntFast(op decode.X86Op, d *vec, s vec, imm int64) bool {
 	a := *d
 	switch op {
+	case decode.SSEPand:
+		*d = vec{a[0] & s[0], a[1] & s[1]}
+	case decode.SSEPandn, decode.SSEAndnps:
+		*d = vec{^a[0] & s[0], ^a[1] & s[1]}
+	case decode.SSEPor:
+		*d = vec{a[0] | s[0], a[1] | s[1]}
+	case decode.SSEPxor:
+		*d = vec{a[0] ^ s[0], a[1] ^ s[1]}
+	case decode.SSEPaddq:
+		*d = vec{a[0] + s[0], a[1] + s[1]}
+	case decode.SSEPsubq:
+		*d = vec{a[0] - s[0], a[1] - s[1]}
 	case decode.SSEPaddw:
 		*d = vec{(a[0]&^hi16 + s[0]&^hi16) ^ (a[0]^s[0])&hi16, (a[1]&^hi16 + s[1]&^hi16) ^ (a[1]^s[1])&hi16}
 	case decode.SSEPaddd:

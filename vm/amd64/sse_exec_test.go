@@ -7,12 +7,16 @@ import (
 	"github.com/uvm-emu/uvm/vm"
 )
 
-// sseStep decodes code and executes its first instruction with execSSE.
+// sseStep decodes code and executes its first instruction as the
+// interpreter's loop does (execSSEHot for the hot ops, else execSSE).
 func sseStep(t *testing.T, c *CPU, code string) sseResult {
 	t.Helper()
 	in, err := decode.DecodeX86(h(code), tCode)
 	if err != nil || in.Op < decode.X86SSEBase {
 		t.Fatalf("%s: op %v err %v", code, in.Op, err)
+	}
+	if isSSEHot(in.Op) {
+		return c.execSSEHot(&in)
 	}
 	return c.execSSE(&in, tCode)
 }

@@ -681,6 +681,9 @@ block:
 					exit = undefinedExit(pc, in.Raw, "uvm: integer op without an implementation: "+in.Op.String())
 					goto done
 				}
+				if isSIMDHot(in.Op) && c.regs.execSIMDHot(in) { // simdhot.go
+					break
+				}
 				c.regs.PC = pc
 				c.regs.NZCV = nzcv << 28
 				switch c.execSIMD(in) {
