@@ -48,6 +48,9 @@ func (t *Task) recordX86Trap(ex vm.Exit) {
 		if ex.Fault.Mapped {
 			x.errCode |= 1
 		}
+		if ex.Fault.Access == vm.AccessExec {
+			x.errCode |= 16 // X86_PF_INSTR
+		}
 	case vm.ExitAlignment:
 		x.trapNr = x86TrapAC
 	case vm.ExitUndefined:
@@ -59,7 +62,9 @@ func (t *Task) recordX86Trap(ex vm.Exit) {
 		if ex.Code != 0 {
 			x.trapNr = x86TrapXF
 		}
-	default: // ExitPrivileged and the rest: #GP(0)
+	case vm.ExitPrivileged: // #GP(Code): a refused selector, or 0
+		x.trapNr, x.errCode = x86TrapGP, uint64(ex.Code)
+	default: // the rest: #GP(0)
 		x.trapNr = x86TrapGP
 	}
 }

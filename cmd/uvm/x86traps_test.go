@@ -9,11 +9,11 @@ import (
 
 // x86TrapsSections are the sections of testdata/src/x86_traps.c whose
 // output uvm reproduces exactly (expected/x86_traps.amd64.out is the
-// native run with these arguments): SSE exceptions unmasked in MXCSR and
-// the #UD/#GP/#PF/#DE faults, with si_code, si_addr, the saved RIP and
-// RFLAGS (RF set by faults), trapno, error code and the saved and reset
-// FPU state. The tf, x87, far, segs and ac sections still differ.
-var x86TrapsSections = []string{"sse", "faults"}
+// native run with these arguments): SSE exceptions unmasked in MXCSR, the
+// #UD/#GP/#PF/#DE faults, far transfers and segment register loads, with
+// si_code, si_addr, the saved RIP and RFLAGS (RF set by faults), trapno,
+// error code and the saved and reset FPU state.
+var x86TrapsSections = []string{"sse", "faults", "far", "segs"}
 
 // TestX86Traps runs x86_traps under uvm and, on an x86-64 Linux host,
 // natively, and compares both with the expected output.

@@ -313,6 +313,17 @@ static void test_faults(void)
 	FCASE("de", f_de, "xorl %%ecx, %%ecx\n movl $1, %%eax\n cltd\n idivl %%ecx\n");
 }
 
+// far_call: lcall through m16:32 to f_lcall_t, which returns with lretl.
+__asm__(".section .rodata\n"
+	"far_call: .long f_lcall_t\n .word 0x33\n"
+	"far_ldt: .long 0\n .word 0x4\n"
+	".text\n");
+extern char f_lret_k[], f_lret_r0[], f_lret_cpu[], f_lret_nc[], f_lret_null[], f_lcall[], f_lcall_t[],
+	f_ljmp_ldt[], f_lret16[];
+
+// FARRET pushes cs and the return offset 1f and executes lretq.
+#define FARRET(cs, off) "movq %%rsp, %%rdx\n pushq $" #cs "\n " off "\n pushq %%rax\n lretq\n 1: movq %%rdx, %%rsp\n"
+
 static void test_far(void)
 {
 	// lret (32-bit operand size) pops EIP and a null CS from the 8-byte
@@ -322,12 +333,46 @@ static void test_far(void)
 	FCASE("lretq", f_lretq, "pushq $0x33\n leaq " "f_lretq_r" "(%%rip), %%rax\n pushq %%rax\n lretq\n ud2\n"
 		LABEL(f_lretq_r) "nop\n");
 	// lretq to the user data selector: #GP with the selector as error code.
-	FCASE("lretq ds", f_lret_cs, "movq %%rsp, %%rdx\n pushq $0x2b\n leaq 1f(%%rip), %%rax\n pushq %%rax\n lretq\n 1: movq %%rdx, %%rsp\n");
-	// ljmp through memory (m16:64) to the user CS.
+	FCASE("lretq ds", f_lret_cs, FARRET(0x2b, "leaq 1f(%%rip), %%rax"));
+	// The kernel CS (DPL 0), the user CS with RPL 0, the CPUNODE data
+	// segment, a null selector, a non-canonical offset.
+	FCASE("lretq kernel cs", f_lret_k, FARRET(0x10, "leaq 1f(%%rip), %%rax"));
+	FCASE("lretq rpl0", f_lret_r0, FARRET(0x30, "leaq 1f(%%rip), %%rax"));
+	FCASE("lretq cpunode", f_lret_cpu, FARRET(0x7b, "leaq 1f(%%rip), %%rax"));
+	FCASE("lretq null", f_lret_null, FARRET(0x3, "leaq 1f(%%rip), %%rax"));
+	FCASE("lretq noncanonical", f_lret_nc, FARRET(0x33, "movabsq $0x8000000000001000, %%rax"));
+	// lretw: 16-bit offset and selector.
+	FCASE("lretw", f_lret16, "movq %%rsp, %%rdx\n pushw $0x33\n pushw $0\n lretw\n movq %%rdx, %%rsp\n");
 	// ljmp through memory (m16:32) to the user CS, and to the data selector.
 	FCASE("ljmp", f_ljmp, "ljmp *far_ptr(%%rip)\n ud2\n" LABEL(f_ljmp_t) "nop\n");
 	FCASE("ljmp ds", f_ljmp_bad, "ljmp *far_bad(%%rip)\n");
+	FCASE("ljmp ldt", f_ljmp_ldt, "ljmp *far_ldt(%%rip)\n");
+	// lcall m16:32 pushes CS and EIP (4 bytes each); the target checks
+	// the pushed CS and returns with lretl.
+	uint64_t pushed = 0;
+	__asm__ volatile(LABEL(f_lcall) "lcall *far_call(%%rip)\n jmp 2f\n"
+			 LABEL(f_lcall_t) "movl 4(%%rsp), %%eax\n lretl\n 2:\n"
+			 : "=a"(pushed)
+			 :
+			 : "memory");
+	printf("lcall: pushed cs %#lx\n", (unsigned long)pushed);
+	dump("lcall", (uint64_t)f_lcall, 0);
 }
+
+extern char f_ds_k[], f_ds_tls[], f_ds_lim[], f_ds_tss[], f_ss_cs[], f_ss_null[], f_ss_rpl[], f_ss_ro[],
+	f_gs_bad[], f_popgs_bad[];
+
+// SEGLOAD loads a selector into a segment register and reads it back.
+#define SEGLOAD(reg, sel)                                                                          \
+	({                                                                                         \
+		uint64_t v_ = 0;                                                                   \
+		__asm__ volatile("movl $" #sel ", %%eax\n movw %%ax, %%" #reg "\n movq $-1, %0\n movw %%" #reg \
+				 ", %w0\n movzwl %w0, %k0\n"                                       \
+				 : "=r"(v_)                                                        \
+				 :                                                                 \
+				 : "rax", "memory");                                               \
+		v_;                                                                                \
+	})
 
 static void test_segs(void)
 {
@@ -337,6 +382,40 @@ static void test_segs(void)
 			 : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3]));
 	printf("segs: fs %#lx gs %#lx fs16 %#lx ss %#lx\n", (unsigned long)v[0], (unsigned long)v[1],
 	       (unsigned long)(v[2] & 0xffff), (unsigned long)v[3]);
+	uint64_t cs, ds, es, ss16, pw;
+	__asm__ volatile("movq %%cs, %0\n movq %%ds, %1\n movl %%es, %k2\n movq $-1, %3\n movw %%ss, %w3\n"
+			 "movq $-1, %%rax\n pushw %%gs\n popw %%ax\n movq %%rax, %4\n"
+			 : "=r"(cs), "=r"(ds), "=r"(es), "=r"(ss16), "=r"(pw)
+			 :
+			 : "rax", "memory");
+	printf("segs: cs %#lx ds %#lx es %#lx ss16 %#lx pushw gs %#lx\n", (unsigned long)cs,
+	       (unsigned long)ds, (unsigned long)es, (unsigned long)ss16, (unsigned long)pw);
+	// Loads Linux allows: null and data selectors, readable code, RPL
+	// below 3 into a data segment register, the CPUNODE entry.
+	printf("segs: ds 0x2b -> %#lx\n", (unsigned long)SEGLOAD(ds, 0x2b));
+	printf("segs: ds 0x2a -> %#lx\n", (unsigned long)SEGLOAD(ds, 0x2a));
+	printf("segs: es 0x33 -> %#lx\n", (unsigned long)SEGLOAD(es, 0x33));
+	printf("segs: es 0x23 -> %#lx\n", (unsigned long)SEGLOAD(es, 0x23));
+	printf("segs: ds 0x7b -> %#lx\n", (unsigned long)SEGLOAD(ds, 0x7b));
+	printf("segs: ss 0x2b -> %#lx\n", (unsigned long)SEGLOAD(ss, 0x2b));
+	printf("segs: gs 0x2b -> %#lx\n", (unsigned long)SEGLOAD(gs, 0x2b));
+	printf("segs: gs 0 -> %#lx\n", (unsigned long)SEGLOAD(gs, 0));
+	printf("segs: ds 3 -> %#lx\n", (unsigned long)SEGLOAD(ds, 3));
+	printf("segs: es 0 -> %#lx\n", (unsigned long)SEGLOAD(es, 0));
+	uint64_t pg = 0;
+	__asm__ volatile("pushq $0x2b\n popq %%gs\n movw %%gs, %w0\n pushq $0\n popq %%gs\n" : "+r"(pg)::"memory");
+	printf("segs: pop gs 0x2b -> %#lx\n", (unsigned long)pg);
+	// Loads that fault: #GP(selector).
+	FCASE("ds kernel", f_ds_k, "movl $0x18, %%eax\n movw %%ax, %%ds\n");
+	FCASE("ds tls", f_ds_tls, "movl $0x63, %%eax\n movw %%ax, %%ds\n");
+	FCASE("ds limit", f_ds_lim, "movl $0x83, %%eax\n movw %%ax, %%ds\n");
+	FCASE("ds tss", f_ds_tss, "movl $0x40, %%eax\n movw %%ax, %%ds\n");
+	FCASE("ss cs", f_ss_cs, "movl $0x33, %%eax\n movw %%ax, %%ss\n");
+	FCASE("ss null", f_ss_null, "xorl %%eax, %%eax\n movw %%ax, %%ss\n");
+	FCASE("ss rpl0", f_ss_rpl, "movl $0x28, %%eax\n movw %%ax, %%ss\n");
+	FCASE("ss cpunode", f_ss_ro, "movl $0x7b, %%eax\n movw %%ax, %%ss\n");
+	FCASE("gs ldt", f_gs_bad, "movl $0x7, %%eax\n movw %%ax, %%gs\n");
+	FCASE("pop gs kernel", f_popgs_bad, "movq %%rsp, %%rdx\n pushq $0x10\n popq %%gs\n movq %%rdx, %%rsp\n");
 }
 
 // Alignment checking: with RFLAGS.AC set the handler runs with AC still

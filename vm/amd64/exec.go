@@ -467,6 +467,28 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 			if res = c.opMovSeg(in); res != xOK {
 				goto except
 			}
+		case decode.X86MovToSeg: // segs.go
+			if res = c.opMovToSeg(in); res != xOK {
+				goto except
+			}
+		case decode.X86PushSeg:
+			if res = c.opPushSeg(in); res != xOK {
+				goto except
+			}
+		case decode.X86PopSeg:
+			if res = c.opPopSeg(in); res != xOK {
+				goto except
+			}
+		case decode.X86Lret:
+			if res = c.opLret(in, &pc); res != xOK {
+				goto except
+			}
+			goto taken
+		case decode.X86FarJmp, decode.X86FarCall:
+			if res = c.opFar(in, &pc); res != xOK {
+				goto except
+			}
+			goto taken
 
 		// Control flow.
 		case decode.X86Jcc:
@@ -698,8 +720,9 @@ except:
 		exit = vm.Exit{Reason: vm.ExitFault, PC: pc, Fault: c.tlb.Fault}
 	case xDivide:
 		exit = vm.Exit{Reason: vm.ExitDivide, PC: pc}
-	case xPriv:
-		exit = vm.Exit{Reason: vm.ExitPrivileged, PC: pc}
+	case xPriv: // #GP(gpErr)
+		exit = vm.Exit{Reason: vm.ExitPrivileged, PC: pc, Code: uint32(c.gpErr)}
+		c.gpErr = 0
 	case xSIMDFP:
 		// Unmasked SIMD/x87 floating-point exception: SIGFPE with the
 		// si_code in Code (FPE_FLTINV, FPE_FLTDIV …).
