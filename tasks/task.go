@@ -252,6 +252,8 @@ func (t *Task) run() {
 				fmt.Fprintln(k.opts.TraceInsn, t.cpu.TraceLine())
 			}
 			ex = xolStep(t.cpu)
+		case t.x86TrapFlags():
+			ex = t.x86Step() // x86trap.go: RFLAGS.TF or AC set
 		case k.opts.TraceInsn != nil:
 			fmt.Fprintln(k.opts.TraceInsn, t.cpu.TraceLine())
 			ex = t.cpu.Step()

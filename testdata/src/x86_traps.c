@@ -1,5 +1,5 @@
 // x86_traps: the x86-64 traps and exceptions Linux reports to user space,
-// compared line for line with a native run (cmd/uvm's TestX86Ext).
+// compared line for line with a native run (cmd/uvm's TestX86Traps).
 //   - the trap flag: SIGTRAP TRAP_TRACE after each instruction while
 //     RFLAGS.TF is set (popf, syscall, rep movsb, int3, a fault, a signal
 //     delivered while stepping, TF cleared for the handler);
@@ -146,7 +146,9 @@ static void dump(const char *name, uint64_t base, int fpu)
 }
 
 #define LABEL(n) ".globl " #n "\n" #n ":\n"
-#define SETTF "pushfq; orq $0x100, (%%rsp); popfq\n"
+// SETTF sets TF and clears the status flags (their values before it
+// depend on the stack addresses, which ASLR varies).
+#define SETTF "pushq $0x302; popfq\n"
 #define CLRTF "pushfq; andq $~0x100, (%%rsp); popfq\n"
 extern char tf_basic[], tf_sys[], tf_rep[], tf_int3[], tf_fault[], tf_fault_r[], tf_kill[],
 	tf_hclear[];
@@ -212,7 +214,8 @@ static void test_tf(void)
 }
 
 extern char x87_div[], x87_inv[], x87_ovf[], x87_ovf_reg[], x87_und[], x87_res[], x87_denorm[], x87_wait[],
-	x87_fldcw[], x87_stsw[], x87_stack[], sse_div[], sse_inv[], sse_ovf[], sse_res[];
+	x87_fldcw[], x87_stsw[], x87_stack[], x87_fist[], x87_fcomp[], x87_push[], x87_sqrt[], x87_masked[],
+	x87_fninit[], x87_fnclex[], sse_div[], sse_inv[], sse_ovf[], sse_res[];
 
 // Each x87 case unmasks one exception in the control word, raises it, and
 // executes a waiting instruction that takes the SIGFPE; the handler jumps
@@ -264,6 +267,20 @@ static void test_x87(void)
 	X87CASE(x87_fldcw, 0x37f, "fld1\n fldz\n fdivrp\n fldcw unmask(%%rip)\n nop\n fld1\n");
 	// Stack underflow with IM unmasked: FLTINV, SF and C1 clear in swd.
 	X87CASE(x87_stack, 0x37e, "fadd %%st(0), %%st(0)\n fwait\n");
+	// FIST of a value out of the integer range with IM unmasked.
+	X87CASE(x87_fist, 0x37e, "fldl d_big(%%rip)\n fistpl -8(%%rsp)\n fwait\n");
+	// FCOMP with an empty ST(1) and IM unmasked: no pop.
+	X87CASE(x87_fcomp, 0x37e, "fld1\n fcomp %%st(1)\n fwait\n");
+	// A ninth push with IM unmasked: stack overflow, nothing pushed.
+	X87CASE(x87_push, 0x37e, "fld1\n fld1\n fld1\n fld1\n fld1\n fld1\n fld1\n fldz\n fldpi\n fwait\n");
+	// FSQRT of -1 with IM unmasked: ST(0) keeps -1.
+	X87CASE(x87_sqrt, 0x37e, "fld1\n fchs\n fsqrt\n fwait\n");
+	// All masked: no signal, the masked results.
+	X87CASE(x87_masked, 0x37f, "fld1\n fldz\n fdivrp\n fwait\n fldz\n fldz\n fdivp\n fwait\n");
+	// FNINIT clears a pending exception: no signal.
+	X87CASE(x87_fninit, 0x37b, "fld1\n fldz\n fdivrp\n fninit\n fld1\n fwait\n");
+	// FNCLEX clears it too.
+	X87CASE(x87_fnclex, 0x37b, "fld1\n fldz\n fdivrp\n fnclex\n fld1\n fwait\n");
 }
 
 #define SSECASE(label, mx, body)                                                                   \
@@ -421,7 +438,9 @@ static void test_segs(void)
 // Alignment checking: with RFLAGS.AC set the handler runs with AC still
 // set (Linux clears only DF, RF and TF), so it is a small one that only
 // stores aligned words, clears AC in the context and resumes at ac_resume.
-extern char ac_load[], ac_aligned[], ac_push[], ac_sse[];
+extern char ac_load[], ac_aligned[], ac_push[], ac_sse[], ac_st16[], ac_byte[], ac_alu[], ac_movsd[], ac_mmx[],
+	ac_fldl[], ac_fldt[], ac_fldt8[], ac_call[], ac_ret[], ac_lods[], ac_stos[], ac_stos0[], ac_bt[], ac_cx8[], ac_env[],
+	ac_lea[], ac_pushw[], ac_xchg[];
 static volatile uint64_t ac_rip, ac_efl, ac_trapno, ac_err, ac_addr, ac_hfl;
 static volatile int ac_code, ac_n;
 USED uint64_t ac_resume;
@@ -443,7 +462,7 @@ __attribute__((optimize("no-tree-slp-vectorize"))) static void ac_handler(int si
 	uc->uc_mcontext.gregs[REG_RIP] = ac_resume;
 }
 
-#define SETAC "pushfq; orl $0x40000, (%%rsp); popfq\n"
+#define SETAC "pushq $0x40202; popfq\n"
 #define CLRAC "pushfq; andl $~0x40000, (%%rsp); popfq\n"
 #define ACCASE(name, label, body)                                                                  \
 	do {                                                                                       \
@@ -473,8 +492,27 @@ static void test_ac(void)
 	sigaction(SIGBUS, &sa, 0);
 	ACCASE("ac aligned", ac_aligned, "movl 4+ac_buf(%%rip), %%eax\n movq 8+ac_buf(%%rip), %%rax\n");
 	ACCASE("ac load", ac_load, "movl 1+ac_buf(%%rip), %%eax\n");
-	ACCASE("ac push", ac_push, "subq $4, %%rsp\n pushq %%rax\n");
+	ACCASE("ac push", ac_push, "leaq -4(%%rsp), %%rsp\n pushq %%rax\n");
 	ACCASE("ac movups", ac_sse, "movups 1+ac_buf(%%rip), %%xmm0\n");
+	ACCASE("ac store16", ac_st16, "movw %%ax, 3+ac_buf(%%rip)\n");
+	ACCASE("ac byte", ac_byte, "movb 3+ac_buf(%%rip), %%al\n incb 5+ac_buf(%%rip)\n");
+	ACCASE("ac add mem", ac_alu, "addq %%rax, 12+ac_buf(%%rip)\n");
+	ACCASE("ac movsd", ac_movsd, "movsd 4+ac_buf(%%rip), %%xmm0\n");
+	ACCASE("ac movq mmx", ac_mmx, "movq 4+ac_buf(%%rip), %%mm0\n emms\n");
+	ACCASE("ac fldl", ac_fldl, "fldl 4+ac_buf(%%rip)\n fstp %%st(0)\n");
+	ACCASE("ac fldt", ac_fldt, "fldt 4+ac_buf(%%rip)\n fstp %%st(0)\n");
+	ACCASE("ac fldt 8", ac_fldt8, "fldt 8+ac_buf(%%rip)\n fstp %%st(0)\n");
+	ACCASE("ac call", ac_call, "leaq -4(%%rsp), %%rsp\n call 1f\n 1:\n");
+	ACCASE("ac ret", ac_ret, "leaq 1f(%%rip), %%rax\n leaq -12(%%rsp), %%rsp\n movq %%rax, (%%rsp)\n ret\n 1:\n");
+	ACCASE("ac lodsl", ac_lods, "leaq 2+ac_buf(%%rip), %%rsi\n lodsl\n");
+	ACCASE("ac rep stosw", ac_stos, "pushq %%rdi\n pushq %%rcx\n leaq 1+ac_buf(%%rip), %%rdi\n movl $2, %%ecx\n rep stosw\n");
+	ACCASE("ac rep stosw rcx0", ac_stos0, "pushq %%rdi\n pushq %%rcx\n leaq 1+ac_buf(%%rip), %%rdi\n xorl %%ecx, %%ecx\n rep stosw\n popq %%rcx\n popq %%rdi\n");
+	ACCASE("ac bt", ac_bt, "movl $40, %%eax\n btl %%eax, 2+ac_buf(%%rip)\n");
+	ACCASE("ac cmpxchg8b", ac_cx8, "pushq %%rbx\n pushq %%rcx\n cmpxchg8b 4+ac_buf(%%rip)\n");
+	ACCASE("ac fnstenv", ac_env, "fnstenv 2+ac_buf(%%rip)\n");
+	ACCASE("ac lea", ac_lea, "leaq 1+ac_buf(%%rip), %%rax\n");
+	ACCASE("ac pushw", ac_pushw, "pushw %%ax\n pushq %%rax\n");
+	ACCASE("ac xchg", ac_xchg, "xchgl %%eax, 6+ac_buf(%%rip)\n");
 }
 
 // Each argument names a section to run (tf x87 sse faults far segs ac);

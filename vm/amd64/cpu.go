@@ -86,6 +86,7 @@ const (
 	rfIF = 1 << 9
 	rfDF = 1 << 10
 	rfOF = 1 << 11
+	rfRF = 1 << 16
 	rfAC = 1 << 18
 	rfID = 1 << 21
 

@@ -18,6 +18,7 @@ const (
 	xInterrupt      // REP string instruction interrupted part-way: PC stays
 	xSIMDFP         // unmasked SIMD floating-point exception (#XM)
 	xIteration      // StepTrap: one REP iteration done, the instruction not retired
+	xMF             // x87 floating-point error pending at a waiting x87 instruction (#MF)
 )
 
 // sext sign-extends the low w bytes of v.
