@@ -105,7 +105,8 @@ func (t *Task) x86TrapFlags() bool {
 // stopped between iterations (it resumes there). Exits other than the
 // step (a syscall, INT3, a fault) take no single-step trap, as on Linux:
 // SYSCALL clears TF for the kernel and the return restores it, INT3 and
-// faults deliver their own exception, which clears TF.
+// faults deliver their own exception, which clears TF. A step that
+// loads SS (MOV SS) runs the next instruction too before the trap.
 func (t *Task) x86Step() vm.Exit {
 	c := t.cpu.(*amd64.CPU)
 	if c.AlignCheck() {
@@ -123,10 +124,23 @@ func (t *Task) x86Step() vm.Exit {
 		}
 		return ex
 	}
+	c.TakeSSShadow()
 	before := c.Retired()
 	ex := c.StepTrap()
 	if ex.Reason != vm.ExitStep {
 		return ex
+	}
+	if c.TakeSSShadow() {
+		// MOV SS: the trap comes after the next instruction.
+		if c.AlignCheck() {
+			if ex, bad := c.AlignmentExit(); bad {
+				return ex
+			}
+		}
+		before = c.Retired()
+		if ex = c.StepTrap(); ex.Reason != vm.ExitStep {
+			return ex
+		}
 	}
 	x := &t.x86trap
 	x.trapNr, x.errCode, x.rf = x86TrapDB, 0, c.Retired() == before

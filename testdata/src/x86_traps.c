@@ -151,7 +151,7 @@ static void dump(const char *name, uint64_t base, int fpu)
 #define SETTF "pushq $0x302; popfq\n"
 #define CLRTF "pushfq; andq $~0x100, (%%rsp); popfq\n"
 extern char tf_basic[], tf_sys[], tf_rep[], tf_int3[], tf_fault[], tf_fault_r[], tf_kill[],
-	tf_hclear[];
+	tf_hclear[], tf_movss[];
 
 static void test_tf(void)
 {
@@ -206,6 +206,15 @@ static void test_tf(void)
 			 "syscall\n"
 			 "nop\n" CLRTF ::: "rax", "rdi", "rsi", "rcx", "r11", "cc", "memory");
 	dump("tf kill", (uint64_t)tf_kill, 0);
+
+	// MOV SS delays the trap past the next instruction (POP SS does
+	// not exist in 64-bit mode).
+	__asm__ volatile(LABEL(tf_movss) "movl $0x2b, %%eax\n" SETTF
+			 "movw %%ax, %%ss\n"
+			 "nop\n"
+			 "movw %%ax, %%ss\n"
+			 "nop\n nop\n" CLRTF ::: "rax", "cc", "memory");
+	dump("tf mov ss", (uint64_t)tf_movss, 0);
 
 	// The handler clears TF in the saved context at the second trap.
 	clear_tf_after = 1;

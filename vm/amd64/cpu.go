@@ -71,6 +71,9 @@ type CPU struct {
 	// gpErr is the error code of the #GP being raised (set with xPriv).
 	sel   [6]uint16
 	gpErr uint16
+	// ssShadow: the last instruction loaded SS (MOV SS), which blocks the
+	// single-step trap until after the next one (trapflag.go).
+	ssShadow bool
 }
 
 const pcacheSize = 32

@@ -98,6 +98,7 @@ func (c *CPU) loadDataSeg(seg uint8, sel uint16) xres {
 			return c.gp(sel &^ 3)
 		}
 		c.sel[seg] = sel
+		c.ssShadow = true
 		return xOK
 	}
 	if sel&^3 != 0 && k == gdtEmpty {

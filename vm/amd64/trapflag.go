@@ -20,6 +20,16 @@ import "github.com/uvm-emu/uvm/vm"
 // arithmetic flags (the uprobes model checks it on every emulated hit).
 func (c *CPU) TrapFlag() bool { return c.flags&rfTF != 0 }
 
+// TakeSSShadow reports and clears whether an instruction since the last
+// call loaded SS: MOV SS inhibits the single-step trap (and interrupts)
+// until the next instruction completes (SDM vol. 3, 6.8.3), so a step
+// that loaded SS runs one more instruction before the trap.
+func (c *CPU) TakeSSShadow() bool {
+	s := c.ssShadow
+	c.ssShadow = false
+	return s
+}
+
 // AlignCheck reports RFLAGS.AC.
 func (c *CPU) AlignCheck() bool { return c.flags&rfAC != 0 }
 
