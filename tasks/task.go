@@ -561,8 +561,14 @@ func exitWhy(ex vm.Exit) string {
 	case vm.ExitBreakpoint:
 		return "breakpoint"
 	case vm.ExitDivide:
+		if ex.Code != 0 {
+			return "floating-point exception"
+		}
 		return "integer divide error"
 	case vm.ExitPrivileged:
+		if ex.Code != 0 {
+			return fmt.Sprintf("general protection fault (selector 0x%x)", ex.Code)
+		}
 		return "privileged instruction"
 	}
 	return ex.Reason.String()
