@@ -212,6 +212,15 @@ const (
 	X86Clflush // Args[0] memory: no architectural effect besides access check
 	X86Movbe   // Args: dst, src (one is memory)
 
+	// Segment registers and far transfers (vm/amd64 segs.go). Width is
+	// the operand size in bytes.
+	X86PushSeg  // PUSH FS/GS (Args[0] ArgSeg); Width 8 or 2
+	X86PopSeg   // POP FS/GS (Args[0] ArgSeg)
+	X86MovToSeg // MOV Sreg, r/m16 (Args[0] ArgSeg, Args[1] source)
+	X86Lret     // far RET: pops the offset (Width) and CS; Imm bytes released after
+	X86FarJmp   // JMP m16:16/32/64 (Args[0] memory: offset then selector)
+	X86FarCall  // CALL m16:16/32/64
+
 	// BMI1/BMI2/ADX/RDTSCP/RDPID/FSGSBASE (decoded in x86bmi.go). Width
 	// is 4 or 8; VEX operands in Intel order (see each op).
 	X86Andn     // dst, src1 (vvvv), src2 r/m: dst = ^src1 & src2
@@ -360,7 +369,8 @@ var x86OpNames = [...]string{
 	X86Syscall: "syscall", X86Cpuid: "cpuid", X86Rdtsc: "rdtsc", X86Pause: "pause", X86Nop: "nop", X86Fence: "fence", X86Prefetch: "prefetch",
 	X86Int3: "int3", X86Int: "int", X86Ud: "ud", X86Priv: "privileged",
 	X86Cmpxchg: "cmpxchg", X86Cmpxchg8b: "cmpxchg8b", X86Cmpxchg16b: "cmpxchg16b", X86Xadd: "xadd",
-	X86MovSeg: "mov-sreg", X86Clflush: "clflush", X86Movbe: "movbe",
+	X86MovSeg: "mov-sreg", X86PushSeg: "push-sreg", X86PopSeg: "pop-sreg",
+	X86MovToSeg: "mov-to-sreg", X86Lret: "lret", X86FarJmp: "ljmp", X86FarCall: "lcall", X86Clflush: "clflush", X86Movbe: "movbe",
 	X86Andn: "andn", X86Bextr: "bextr", X86Blsi: "blsi", X86Blsmsk: "blsmsk", X86Blsr: "blsr", X86Bzhi: "bzhi",
 	X86Mulx: "mulx", X86Pdep: "pdep", X86Pext: "pext", X86Rorx: "rorx", X86Sarx: "sarx", X86Shlx: "shlx", X86Shrx: "shrx",
 	X86Adcx: "adcx", X86Adox: "adox", X86Rdtscp: "rdtscp", X86Rdpid: "rdpid",

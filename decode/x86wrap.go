@@ -726,6 +726,10 @@ func translateX86Int(inst *x86asm.Inst, out *X86, rep uint8, convOK bool) (X86Op
 		if len(args) != 2 {
 			return 0, false
 		}
+		if args[0].Kind == ArgSeg && isRM(1) && args[0].Reg != 1 {
+			out.Width = 2
+			return X86MovToSeg, true
+		}
 		if args[1].Kind == ArgSeg && isRM(0) {
 			out.Width = args[0].Size
 			if args[0].Kind == ArgMem {
@@ -765,15 +769,40 @@ func translateX86Int(inst *x86asm.Inst, out *X86, rep uint8, convOK bool) (X86Op
 			}
 			mask()
 		case isRM(0):
+		case args[0].Kind == ArgSeg:
+			out.Width = x86SegStackWidth(inst)
+			return X86PushSeg, true
 		default:
-			return 0, false // PUSH FS/GS
+			return 0, false
 		}
 		return X86Push, true
 	case x86asm.POP:
+		if len(args) == 1 && args[0].Kind == ArgSeg {
+			out.Width = x86SegStackWidth(inst)
+			return X86PopSeg, true
+		}
 		if len(args) != 1 || !isRM(0) {
 			return 0, false
 		}
 		return X86Pop, true
+	case x86asm.LRET:
+		out.Width = uint8(inst.DataSize / 8)
+		if len(args) == 1 {
+			out.Imm &= 0xFFFF
+		} else {
+			out.Imm = 0
+		}
+		return X86Lret, true
+	case x86asm.LJMP, x86asm.LCALL:
+		if len(args) != 1 || args[0].Kind != ArgMem {
+			return 0, false
+		}
+		out.Width = uint8(inst.DataSize / 8)
+		args[0].Size = 2 + out.Width
+		if iop == x86asm.LJMP {
+			return X86FarJmp, true
+		}
+		return X86FarCall, true
 	case x86asm.PUSHFQ, x86asm.PUSHF:
 		out.Width = 8
 		if iop == x86asm.PUSHF {
@@ -1048,4 +1077,13 @@ func specializeX86(in *X86) {
 			in.Op = X86CmpMI
 		}
 	}
+}
+
+// x86SegStackWidth is the stack slot of PUSH/POP FS/GS: 8 bytes, or 2
+// with an operand-size prefix.
+func x86SegStackWidth(inst *x86asm.Inst) uint8 {
+	if inst.DataSize == 16 {
+		return 2
+	}
+	return 8
 }

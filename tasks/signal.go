@@ -190,10 +190,11 @@ func (t *Task) exitSignalInfo(ex vm.Exit) signals.SigInfo {
 		}
 		return signals.FaultInfo(signals.SIGTRAP, signals.TRAP_BRKPT, ex.PC)
 	case vm.ExitDivide:
-		// Code carries the si_code of an unmasked SIMD floating-point
-		// exception (x86 #XM); 0 is the integer divide error (#DE).
+		// Code carries the si_code of an unmasked SIMD or x87
+		// floating-point exception (x86 #XM, #MF with
+		// amd64.FPECodeX87); 0 is the integer divide error (#DE).
 		if ex.Code != 0 {
-			return signals.FaultInfo(signals.SIGFPE, int32(ex.Code), ex.PC)
+			return signals.FaultInfo(signals.SIGFPE, int32(ex.Code&^amd64.FPECodeX87), ex.PC)
 		}
 		return signals.FaultInfo(signals.SIGFPE, signals.FPE_INTDIV, ex.PC)
 	case vm.ExitPrivileged:
@@ -498,6 +499,9 @@ func amd64Context(c *amd64.CPU) signals.AMD64Context {
 	le.PutUint16(fx[0:], r.FCW)
 	le.PutUint16(fx[2:], r.FSW)
 	fx[4] = r.FTW
+	le.PutUint16(fx[6:], r.FOP)
+	le.PutUint64(fx[8:], r.FIP)
+	le.PutUint64(fx[16:], r.FDP)
 	le.PutUint32(fx[24:], r.MXCSR)
 	le.PutUint32(fx[28:], signals.MXCSRMask)
 	top := int(r.FSW>>11) & 7
@@ -528,6 +532,7 @@ func setAMD64Context(c *amd64.CPU, ctx *signals.AMD64Context) {
 	r.FCW = le.Uint16(fx[0:])
 	r.FSW = le.Uint16(fx[2:])
 	r.FTW = fx[4]
+	r.FOP, r.FIP, r.FDP = le.Uint16(fx[6:]), le.Uint64(fx[8:]), le.Uint64(fx[16:])
 	r.MXCSR = le.Uint32(fx[24:])
 	top := int(r.FSW>>11) & 7
 	for i := 0; i < 8; i++ {

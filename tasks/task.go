@@ -303,6 +303,8 @@ func (t *Task) run() {
 				fmt.Fprintln(k.opts.TraceInsn, t.cpu.TraceLine())
 			}
 			ex = xolStep(t.cpu)
+		case t.x86TrapFlags():
+			ex = t.x86Step() // x86trap.go: RFLAGS.TF or AC set
 		case k.opts.TraceInsn != nil:
 			fmt.Fprintln(k.opts.TraceInsn, t.cpu.TraceLine())
 			ex = t.cpu.Step()
@@ -608,8 +610,14 @@ func exitWhy(ex vm.Exit) string {
 	case vm.ExitBreakpoint:
 		return "breakpoint"
 	case vm.ExitDivide:
+		if ex.Code != 0 {
+			return "floating-point exception"
+		}
 		return "integer divide error"
 	case vm.ExitPrivileged:
+		if ex.Code != 0 {
+			return fmt.Sprintf("general protection fault (selector 0x%x)", ex.Code)
+		}
 		return "privileged instruction"
 	}
 	return ex.Reason.String()

@@ -1,8 +1,11 @@
 package tasks
 
 import (
+	"fmt"
+
 	"github.com/uvm-emu/uvm/signals"
 	"github.com/uvm-emu/uvm/vm"
+	"github.com/uvm-emu/uvm/vm/amd64"
 )
 
 // x86Trap is an x86-64 thread's fault information, Linux's
@@ -21,10 +24,12 @@ type x86Trap struct {
 // x86 exception vectors (arch/x86/include/asm/trapnr.h).
 const (
 	x86TrapDE = 0  // divide error
+	x86TrapDB = 1  // debug (single step)
 	x86TrapBP = 3  // int3
 	x86TrapUD = 6  // invalid opcode
 	x86TrapGP = 13 // general protection
 	x86TrapPF = 14 // page fault
+	x86TrapMF = 16 // x87 floating-point error
 	x86TrapAC = 17 // alignment check
 	x86TrapXF = 19 // SIMD floating-point exception
 
@@ -48,6 +53,9 @@ func (t *Task) recordX86Trap(ex vm.Exit) {
 		if ex.Fault.Mapped {
 			x.errCode |= 1
 		}
+		if ex.Fault.Access == vm.AccessExec {
+			x.errCode |= 16 // X86_PF_INSTR
+		}
 	case vm.ExitAlignment:
 		x.trapNr = x86TrapAC
 	case vm.ExitUndefined:
@@ -56,10 +64,15 @@ func (t *Task) recordX86Trap(ex vm.Exit) {
 		x.trapNr, x.rf = x86TrapBP, false
 	case vm.ExitDivide:
 		x.trapNr = x86TrapDE
-		if ex.Code != 0 {
+		switch {
+		case ex.Code&amd64.FPECodeX87 != 0:
+			x.trapNr = x86TrapMF
+		case ex.Code != 0:
 			x.trapNr = x86TrapXF
 		}
-	default: // ExitPrivileged and the rest: #GP(0)
+	case vm.ExitPrivileged: // #GP(Code): a refused selector, or 0
+		x.trapNr, x.errCode = x86TrapGP, uint64(ex.Code)
+	default: // the rest: #GP(0)
 		x.trapNr = x86TrapGP
 	}
 }
@@ -73,4 +86,64 @@ func (t *Task) x86FrameTrap(ctx *signals.AMD64Context) {
 		ctx.RFLAGS |= rflagsRF
 		x.rf = false
 	}
+}
+
+// x86TrapFlags reports whether the thread runs with RFLAGS.TF or AC set:
+// the loop then steps one instruction at a time (x86Step).
+func (t *Task) x86TrapFlags() bool {
+	c, ok := t.cpu.(*amd64.CPU)
+	return ok && (c.TrapFlag() || c.AlignCheck())
+}
+
+// x86Step executes one single step with TF or AC set. With AC the
+// instruction's data accesses are checked first (#AC: SIGBUS BUS_ADRALN,
+// exc_alignment_check). With TF the step is a trap-flag step (one
+// iteration of a REP string instruction) and, when it completes without
+// another exit, the single-step trap follows: exc_debug_user's
+// send_sigtrap, SIGTRAP TRAP_TRACE with si_addr the next RIP, trap_nr 1,
+// error code 0, and RF in the saved RFLAGS when a REP string instruction
+// stopped between iterations (it resumes there). Exits other than the
+// step (a syscall, INT3, a fault) take no single-step trap, as on Linux:
+// SYSCALL clears TF for the kernel and the return restores it, INT3 and
+// faults deliver their own exception, which clears TF. A step that
+// loads SS (MOV SS) runs the next instruction too before the trap.
+func (t *Task) x86Step() vm.Exit {
+	c := t.cpu.(*amd64.CPU)
+	if c.AlignCheck() {
+		if ex, bad := c.AlignmentExit(); bad {
+			return ex
+		}
+	}
+	if tr := t.tg.k.opts.TraceInsn; tr != nil {
+		fmt.Fprintln(tr, c.TraceLine())
+	}
+	if !c.TrapFlag() {
+		ex := c.Step()
+		if ex.Reason == vm.ExitStep {
+			ex.Reason = vm.ExitBudget
+		}
+		return ex
+	}
+	c.TakeSSShadow()
+	before := c.Retired()
+	ex := c.StepTrap()
+	if ex.Reason != vm.ExitStep {
+		return ex
+	}
+	if c.TakeSSShadow() {
+		// MOV SS: the trap comes after the next instruction.
+		if c.AlignCheck() {
+			if ex, bad := c.AlignmentExit(); bad {
+				return ex
+			}
+		}
+		before = c.Retired()
+		if ex = c.StepTrap(); ex.Reason != vm.ExitStep {
+			return ex
+		}
+	}
+	x := &t.x86trap
+	x.trapNr, x.errCode, x.rf = x86TrapDB, 0, c.Retired() == before
+	t.forceSignal(signals.FaultInfo(signals.SIGTRAP, signals.TRAP_TRACE, ex.PC))
+	return vm.Exit{Reason: vm.ExitBudget, PC: ex.PC}
 }

@@ -48,7 +48,9 @@ func (r ExitReason) String() string {
 type Exit struct {
 	Reason ExitReason
 	PC     uint64
-	// Code: BRK immediate on arm64.
+	// Code: BRK immediate on arm64; on x86 the si_code of an
+	// ExitDivide from #XM or #MF (amd64.FPECodeX87 set) and the #GP
+	// error code of an ExitPrivileged.
 	Code uint32
 	// Fault is set for ExitFault and ExitAlignment.
 	Fault Fault

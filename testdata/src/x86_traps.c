@@ -1,5 +1,5 @@
 // x86_traps: the x86-64 traps and exceptions Linux reports to user space,
-// compared line for line with a native run (cmd/uvm's TestX86Ext).
+// compared line for line with a native run (cmd/uvm's TestX86Traps).
 //   - the trap flag: SIGTRAP TRAP_TRACE after each instruction while
 //     RFLAGS.TF is set (popf, syscall, rep movsb, int3, a fault, a signal
 //     delivered while stepping, TF cleared for the handler);
@@ -146,10 +146,12 @@ static void dump(const char *name, uint64_t base, int fpu)
 }
 
 #define LABEL(n) ".globl " #n "\n" #n ":\n"
-#define SETTF "pushfq; orq $0x100, (%%rsp); popfq\n"
+// SETTF sets TF and clears the status flags (their values before it
+// depend on the stack addresses, which ASLR varies).
+#define SETTF "pushq $0x302; popfq\n"
 #define CLRTF "pushfq; andq $~0x100, (%%rsp); popfq\n"
 extern char tf_basic[], tf_sys[], tf_rep[], tf_int3[], tf_fault[], tf_fault_r[], tf_kill[],
-	tf_hclear[];
+	tf_hclear[], tf_movss[];
 
 static void test_tf(void)
 {
@@ -205,6 +207,15 @@ static void test_tf(void)
 			 "nop\n" CLRTF ::: "rax", "rdi", "rsi", "rcx", "r11", "cc", "memory");
 	dump("tf kill", (uint64_t)tf_kill, 0);
 
+	// MOV SS delays the trap past the next instruction (POP SS does
+	// not exist in 64-bit mode).
+	__asm__ volatile(LABEL(tf_movss) "movl $0x2b, %%eax\n" SETTF
+			 "movw %%ax, %%ss\n"
+			 "nop\n"
+			 "movw %%ax, %%ss\n"
+			 "nop\n nop\n" CLRTF ::: "rax", "cc", "memory");
+	dump("tf mov ss", (uint64_t)tf_movss, 0);
+
 	// The handler clears TF in the saved context at the second trap.
 	clear_tf_after = 1;
 	__asm__ volatile(LABEL(tf_hclear) SETTF "nop\n nop\n nop\n nop\n" ::: "cc", "memory");
@@ -212,7 +223,8 @@ static void test_tf(void)
 }
 
 extern char x87_div[], x87_inv[], x87_ovf[], x87_ovf_reg[], x87_und[], x87_res[], x87_denorm[], x87_wait[],
-	x87_fldcw[], x87_stsw[], x87_stack[], sse_div[], sse_inv[], sse_ovf[], sse_res[];
+	x87_fldcw[], x87_stsw[], x87_stack[], x87_fist[], x87_fcomp[], x87_push[], x87_sqrt[], x87_masked[],
+	x87_fninit[], x87_fnclex[], sse_div[], sse_inv[], sse_ovf[], sse_res[];
 
 // Each x87 case unmasks one exception in the control word, raises it, and
 // executes a waiting instruction that takes the SIGFPE; the handler jumps
@@ -264,6 +276,20 @@ static void test_x87(void)
 	X87CASE(x87_fldcw, 0x37f, "fld1\n fldz\n fdivrp\n fldcw unmask(%%rip)\n nop\n fld1\n");
 	// Stack underflow with IM unmasked: FLTINV, SF and C1 clear in swd.
 	X87CASE(x87_stack, 0x37e, "fadd %%st(0), %%st(0)\n fwait\n");
+	// FIST of a value out of the integer range with IM unmasked.
+	X87CASE(x87_fist, 0x37e, "fldl d_big(%%rip)\n fistpl -8(%%rsp)\n fwait\n");
+	// FCOMP with an empty ST(1) and IM unmasked: no pop.
+	X87CASE(x87_fcomp, 0x37e, "fld1\n fcomp %%st(1)\n fwait\n");
+	// A ninth push with IM unmasked: stack overflow, nothing pushed.
+	X87CASE(x87_push, 0x37e, "fld1\n fld1\n fld1\n fld1\n fld1\n fld1\n fld1\n fldz\n fldpi\n fwait\n");
+	// FSQRT of -1 with IM unmasked: ST(0) keeps -1.
+	X87CASE(x87_sqrt, 0x37e, "fld1\n fchs\n fsqrt\n fwait\n");
+	// All masked: no signal, the masked results.
+	X87CASE(x87_masked, 0x37f, "fld1\n fldz\n fdivrp\n fwait\n fldz\n fldz\n fdivp\n fwait\n");
+	// FNINIT clears a pending exception: no signal.
+	X87CASE(x87_fninit, 0x37b, "fld1\n fldz\n fdivrp\n fninit\n fld1\n fwait\n");
+	// FNCLEX clears it too.
+	X87CASE(x87_fnclex, 0x37b, "fld1\n fldz\n fdivrp\n fnclex\n fld1\n fwait\n");
 }
 
 #define SSECASE(label, mx, body)                                                                   \
@@ -313,6 +339,17 @@ static void test_faults(void)
 	FCASE("de", f_de, "xorl %%ecx, %%ecx\n movl $1, %%eax\n cltd\n idivl %%ecx\n");
 }
 
+// far_call: lcall through m16:32 to f_lcall_t, which returns with lretl.
+__asm__(".section .rodata\n"
+	"far_call: .long f_lcall_t\n .word 0x33\n"
+	"far_ldt: .long 0\n .word 0x4\n"
+	".text\n");
+extern char f_lret_k[], f_lret_r0[], f_lret_cpu[], f_lret_nc[], f_lret_null[], f_lcall[], f_lcall_t[],
+	f_ljmp_ldt[], f_lret16[];
+
+// FARRET pushes cs and the return offset 1f and executes lretq.
+#define FARRET(cs, off) "movq %%rsp, %%rdx\n pushq $" #cs "\n " off "\n pushq %%rax\n lretq\n 1: movq %%rdx, %%rsp\n"
+
 static void test_far(void)
 {
 	// lret (32-bit operand size) pops EIP and a null CS from the 8-byte
@@ -322,12 +359,46 @@ static void test_far(void)
 	FCASE("lretq", f_lretq, "pushq $0x33\n leaq " "f_lretq_r" "(%%rip), %%rax\n pushq %%rax\n lretq\n ud2\n"
 		LABEL(f_lretq_r) "nop\n");
 	// lretq to the user data selector: #GP with the selector as error code.
-	FCASE("lretq ds", f_lret_cs, "movq %%rsp, %%rdx\n pushq $0x2b\n leaq 1f(%%rip), %%rax\n pushq %%rax\n lretq\n 1: movq %%rdx, %%rsp\n");
-	// ljmp through memory (m16:64) to the user CS.
+	FCASE("lretq ds", f_lret_cs, FARRET(0x2b, "leaq 1f(%%rip), %%rax"));
+	// The kernel CS (DPL 0), the user CS with RPL 0, the CPUNODE data
+	// segment, a null selector, a non-canonical offset.
+	FCASE("lretq kernel cs", f_lret_k, FARRET(0x10, "leaq 1f(%%rip), %%rax"));
+	FCASE("lretq rpl0", f_lret_r0, FARRET(0x30, "leaq 1f(%%rip), %%rax"));
+	FCASE("lretq cpunode", f_lret_cpu, FARRET(0x7b, "leaq 1f(%%rip), %%rax"));
+	FCASE("lretq null", f_lret_null, FARRET(0x3, "leaq 1f(%%rip), %%rax"));
+	FCASE("lretq noncanonical", f_lret_nc, FARRET(0x33, "movabsq $0x8000000000001000, %%rax"));
+	// lretw: 16-bit offset and selector.
+	FCASE("lretw", f_lret16, "movq %%rsp, %%rdx\n pushw $0x33\n pushw $0\n lretw\n movq %%rdx, %%rsp\n");
 	// ljmp through memory (m16:32) to the user CS, and to the data selector.
 	FCASE("ljmp", f_ljmp, "ljmp *far_ptr(%%rip)\n ud2\n" LABEL(f_ljmp_t) "nop\n");
 	FCASE("ljmp ds", f_ljmp_bad, "ljmp *far_bad(%%rip)\n");
+	FCASE("ljmp ldt", f_ljmp_ldt, "ljmp *far_ldt(%%rip)\n");
+	// lcall m16:32 pushes CS and EIP (4 bytes each); the target checks
+	// the pushed CS and returns with lretl.
+	uint64_t pushed = 0;
+	__asm__ volatile(LABEL(f_lcall) "lcall *far_call(%%rip)\n jmp 2f\n"
+			 LABEL(f_lcall_t) "movl 4(%%rsp), %%eax\n lretl\n 2:\n"
+			 : "=a"(pushed)
+			 :
+			 : "memory");
+	printf("lcall: pushed cs %#lx\n", (unsigned long)pushed);
+	dump("lcall", (uint64_t)f_lcall, 0);
 }
+
+extern char f_ds_k[], f_ds_tls[], f_ds_lim[], f_ds_tss[], f_ss_cs[], f_ss_null[], f_ss_rpl[], f_ss_ro[],
+	f_gs_bad[], f_popgs_bad[];
+
+// SEGLOAD loads a selector into a segment register and reads it back.
+#define SEGLOAD(reg, sel)                                                                          \
+	({                                                                                         \
+		uint64_t v_ = 0;                                                                   \
+		__asm__ volatile("movl $" #sel ", %%eax\n movw %%ax, %%" #reg "\n movq $-1, %0\n movw %%" #reg \
+				 ", %w0\n movzwl %w0, %k0\n"                                       \
+				 : "=r"(v_)                                                        \
+				 :                                                                 \
+				 : "rax", "memory");                                               \
+		v_;                                                                                \
+	})
 
 static void test_segs(void)
 {
@@ -337,12 +408,48 @@ static void test_segs(void)
 			 : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3]));
 	printf("segs: fs %#lx gs %#lx fs16 %#lx ss %#lx\n", (unsigned long)v[0], (unsigned long)v[1],
 	       (unsigned long)(v[2] & 0xffff), (unsigned long)v[3]);
+	uint64_t cs, ds, es, ss16, pw;
+	__asm__ volatile("movq %%cs, %0\n movq %%ds, %1\n movl %%es, %k2\n movq $-1, %3\n movw %%ss, %w3\n"
+			 "movq $-1, %%rax\n pushw %%gs\n popw %%ax\n movq %%rax, %4\n"
+			 : "=r"(cs), "=r"(ds), "=r"(es), "=r"(ss16), "=r"(pw)
+			 :
+			 : "rax", "memory");
+	printf("segs: cs %#lx ds %#lx es %#lx ss16 %#lx pushw gs %#lx\n", (unsigned long)cs,
+	       (unsigned long)ds, (unsigned long)es, (unsigned long)ss16, (unsigned long)pw);
+	// Loads Linux allows: null and data selectors, readable code, RPL
+	// below 3 into a data segment register, the CPUNODE entry.
+	printf("segs: ds 0x2b -> %#lx\n", (unsigned long)SEGLOAD(ds, 0x2b));
+	printf("segs: ds 0x2a -> %#lx\n", (unsigned long)SEGLOAD(ds, 0x2a));
+	printf("segs: es 0x33 -> %#lx\n", (unsigned long)SEGLOAD(es, 0x33));
+	printf("segs: es 0x23 -> %#lx\n", (unsigned long)SEGLOAD(es, 0x23));
+	printf("segs: ds 0x7b -> %#lx\n", (unsigned long)SEGLOAD(ds, 0x7b));
+	printf("segs: ss 0x2b -> %#lx\n", (unsigned long)SEGLOAD(ss, 0x2b));
+	printf("segs: gs 0x2b -> %#lx\n", (unsigned long)SEGLOAD(gs, 0x2b));
+	printf("segs: gs 0 -> %#lx\n", (unsigned long)SEGLOAD(gs, 0));
+	printf("segs: ds 3 -> %#lx\n", (unsigned long)SEGLOAD(ds, 3));
+	printf("segs: es 0 -> %#lx\n", (unsigned long)SEGLOAD(es, 0));
+	uint64_t pg = 0;
+	__asm__ volatile("pushq $0x2b\n popq %%gs\n movw %%gs, %w0\n pushq $0\n popq %%gs\n" : "+r"(pg)::"memory");
+	printf("segs: pop gs 0x2b -> %#lx\n", (unsigned long)pg);
+	// Loads that fault: #GP(selector).
+	FCASE("ds kernel", f_ds_k, "movl $0x18, %%eax\n movw %%ax, %%ds\n");
+	FCASE("ds tls", f_ds_tls, "movl $0x63, %%eax\n movw %%ax, %%ds\n");
+	FCASE("ds limit", f_ds_lim, "movl $0x83, %%eax\n movw %%ax, %%ds\n");
+	FCASE("ds tss", f_ds_tss, "movl $0x40, %%eax\n movw %%ax, %%ds\n");
+	FCASE("ss cs", f_ss_cs, "movl $0x33, %%eax\n movw %%ax, %%ss\n");
+	FCASE("ss null", f_ss_null, "xorl %%eax, %%eax\n movw %%ax, %%ss\n");
+	FCASE("ss rpl0", f_ss_rpl, "movl $0x28, %%eax\n movw %%ax, %%ss\n");
+	FCASE("ss cpunode", f_ss_ro, "movl $0x7b, %%eax\n movw %%ax, %%ss\n");
+	FCASE("gs ldt", f_gs_bad, "movl $0x7, %%eax\n movw %%ax, %%gs\n");
+	FCASE("pop gs kernel", f_popgs_bad, "movq %%rsp, %%rdx\n pushq $0x10\n popq %%gs\n movq %%rdx, %%rsp\n");
 }
 
 // Alignment checking: with RFLAGS.AC set the handler runs with AC still
 // set (Linux clears only DF, RF and TF), so it is a small one that only
 // stores aligned words, clears AC in the context and resumes at ac_resume.
-extern char ac_load[], ac_aligned[], ac_push[], ac_sse[];
+extern char ac_load[], ac_aligned[], ac_push[], ac_sse[], ac_st16[], ac_byte[], ac_alu[], ac_movsd[], ac_mmx[],
+	ac_fldl[], ac_fldt[], ac_fldt8[], ac_call[], ac_ret[], ac_lods[], ac_stos[], ac_stos0[], ac_bt[], ac_cx8[], ac_env[],
+	ac_lea[], ac_pushw[], ac_xchg[];
 static volatile uint64_t ac_rip, ac_efl, ac_trapno, ac_err, ac_addr, ac_hfl;
 static volatile int ac_code, ac_n;
 USED uint64_t ac_resume;
@@ -364,7 +471,7 @@ __attribute__((optimize("no-tree-slp-vectorize"))) static void ac_handler(int si
 	uc->uc_mcontext.gregs[REG_RIP] = ac_resume;
 }
 
-#define SETAC "pushfq; orl $0x40000, (%%rsp); popfq\n"
+#define SETAC "pushq $0x40202; popfq\n"
 #define CLRAC "pushfq; andl $~0x40000, (%%rsp); popfq\n"
 #define ACCASE(name, label, body)                                                                  \
 	do {                                                                                       \
@@ -394,8 +501,27 @@ static void test_ac(void)
 	sigaction(SIGBUS, &sa, 0);
 	ACCASE("ac aligned", ac_aligned, "movl 4+ac_buf(%%rip), %%eax\n movq 8+ac_buf(%%rip), %%rax\n");
 	ACCASE("ac load", ac_load, "movl 1+ac_buf(%%rip), %%eax\n");
-	ACCASE("ac push", ac_push, "subq $4, %%rsp\n pushq %%rax\n");
+	ACCASE("ac push", ac_push, "leaq -4(%%rsp), %%rsp\n pushq %%rax\n");
 	ACCASE("ac movups", ac_sse, "movups 1+ac_buf(%%rip), %%xmm0\n");
+	ACCASE("ac store16", ac_st16, "movw %%ax, 3+ac_buf(%%rip)\n");
+	ACCASE("ac byte", ac_byte, "movb 3+ac_buf(%%rip), %%al\n incb 5+ac_buf(%%rip)\n");
+	ACCASE("ac add mem", ac_alu, "addq %%rax, 12+ac_buf(%%rip)\n");
+	ACCASE("ac movsd", ac_movsd, "movsd 4+ac_buf(%%rip), %%xmm0\n");
+	ACCASE("ac movq mmx", ac_mmx, "movq 4+ac_buf(%%rip), %%mm0\n emms\n");
+	ACCASE("ac fldl", ac_fldl, "fldl 4+ac_buf(%%rip)\n fstp %%st(0)\n");
+	ACCASE("ac fldt", ac_fldt, "fldt 4+ac_buf(%%rip)\n fstp %%st(0)\n");
+	ACCASE("ac fldt 8", ac_fldt8, "fldt 8+ac_buf(%%rip)\n fstp %%st(0)\n");
+	ACCASE("ac call", ac_call, "leaq -4(%%rsp), %%rsp\n call 1f\n 1:\n");
+	ACCASE("ac ret", ac_ret, "leaq 1f(%%rip), %%rax\n leaq -12(%%rsp), %%rsp\n movq %%rax, (%%rsp)\n ret\n 1:\n");
+	ACCASE("ac lodsl", ac_lods, "leaq 2+ac_buf(%%rip), %%rsi\n lodsl\n");
+	ACCASE("ac rep stosw", ac_stos, "pushq %%rdi\n pushq %%rcx\n leaq 1+ac_buf(%%rip), %%rdi\n movl $2, %%ecx\n rep stosw\n");
+	ACCASE("ac rep stosw rcx0", ac_stos0, "pushq %%rdi\n pushq %%rcx\n leaq 1+ac_buf(%%rip), %%rdi\n xorl %%ecx, %%ecx\n rep stosw\n popq %%rcx\n popq %%rdi\n");
+	ACCASE("ac bt", ac_bt, "movl $40, %%eax\n btl %%eax, 2+ac_buf(%%rip)\n");
+	ACCASE("ac cmpxchg8b", ac_cx8, "pushq %%rbx\n pushq %%rcx\n cmpxchg8b 4+ac_buf(%%rip)\n");
+	ACCASE("ac fnstenv", ac_env, "fnstenv 2+ac_buf(%%rip)\n");
+	ACCASE("ac lea", ac_lea, "leaq 1+ac_buf(%%rip), %%rax\n");
+	ACCASE("ac pushw", ac_pushw, "pushw %%ax\n pushq %%rax\n");
+	ACCASE("ac xchg", ac_xchg, "xchgl %%eax, 6+ac_buf(%%rip)\n");
 }
 
 // Each argument names a section to run (tf x87 sse faults far segs ac);

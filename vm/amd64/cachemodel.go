@@ -193,6 +193,9 @@ func (c *CPU) runRedecode(limit uint64, step bool) vm.Exit {
 		if e := c.run(1, true); e.Reason != vm.ExitStep || step {
 			return e
 		}
+		if c.flags&(rfTF|rfAC) != 0 { // trapflag.go: the caller steps from here
+			return vm.Exit{Reason: vm.ExitBudget, PC: c.regs.RIP}
+		}
 	}
 	return vm.Exit{Reason: vm.ExitBudget, PC: c.regs.RIP}
 }

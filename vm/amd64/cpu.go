@@ -67,6 +67,13 @@ type CPU struct {
 	// avx: the x86-64-v3 CPU model (AVX/AVX2/FMA/F16C/XSAVE enabled in
 	// CPUID and the interpreter; avx_xsave.go). Set before the CPU runs.
 	avx bool
+	// sel holds the segment selectors ES, CS, SS, DS, FS, GS (segs.go);
+	// gpErr is the error code of the #GP being raised (set with xPriv).
+	sel   [6]uint16
+	gpErr uint16
+	// ssShadow: the last instruction loaded SS (MOV SS), which blocks the
+	// single-step trap until after the next one (trapflag.go).
+	ssShadow bool
 }
 
 const pcacheSize = 32
@@ -82,6 +89,7 @@ const (
 	rfIF = 1 << 9
 	rfDF = 1 << 10
 	rfOF = 1 << 11
+	rfRF = 1 << 16
 	rfAC = 1 << 18
 	rfID = 1 << 21
 
@@ -92,8 +100,8 @@ const (
 	rfFixed = 1 << 1
 )
 
-// Linux x86-64 user segment selectors (MOV r/m, Sreg reads them).
-var segSelectors = [6]uint64{0, 0x33, 0x2b, 0, 0, 0} // ES CS SS DS FS GS
+// Linux x86-64 user segment selectors at exec: ES CS SS DS FS GS.
+var segSelectors = [6]uint16{0, selUserCS, selUserDS, 0, 0, 0}
 
 // NewCPU returns a CPU with zeroed registers bound to mm. It installs the
 // address space's instruction cache (mm.Code) when there is none.
@@ -103,6 +111,7 @@ func NewCPU(mm *vm.MM) *CPU {
 	c.flags = rfFixed | rfIF
 	c.regs.MXCSR = 0x1F80
 	c.regs.FCW = 0x37F
+	c.sel = segSelectors
 	c.code = x86Cache(mm)
 	return c
 }
@@ -173,6 +182,7 @@ func (c *CPU) Clone(mm *vm.MM) vm.CPU {
 	n.tlb.SetInterrupt(n.Interrupt)
 	n.code = x86Cache(mm)
 	n.avx = c.avx
+	n.sel = c.sel
 	c.cmClone(n)
 	return n
 }

@@ -62,6 +62,9 @@ var fence atomic.Uint32
 func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 	c.tlb.Sync()
 	pc := c.regs.RIP
+	// RF (restored by rt_sigreturn after a fault) is cleared when the
+	// next instruction completes; a fault sets it again in its frame.
+	c.flags &^= rfRF
 	// st is the state of the outer loop, kept in memory (a struct of
 	// more than four fields is not an SSA value) so that the inner loop
 	// carries only the run, its index and the CPU in registers: a case
@@ -418,6 +421,9 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 			if res = c.opPopf(in); res != xOK {
 				goto except
 			}
+			if c.flags&(rfTF|rfAC) != 0 { // trapflag.go
+				goto trapFlags
+			}
 		case decode.X86Leave:
 			if res = c.opLeave(in); res != xOK {
 				goto except
@@ -468,6 +474,28 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 			if res = c.opMovSeg(in); res != xOK {
 				goto except
 			}
+		case decode.X86MovToSeg: // segs.go
+			if res = c.opMovToSeg(in); res != xOK {
+				goto except
+			}
+		case decode.X86PushSeg:
+			if res = c.opPushSeg(in); res != xOK {
+				goto except
+			}
+		case decode.X86PopSeg:
+			if res = c.opPopSeg(in); res != xOK {
+				goto except
+			}
+		case decode.X86Lret:
+			if res = c.opLret(in, &pc); res != xOK {
+				goto except
+			}
+			goto taken
+		case decode.X86FarJmp, decode.X86FarCall:
+			if res = c.opFar(in, &pc); res != xOK {
+				goto except
+			}
+			goto taken
 
 		// Control flow.
 		case decode.X86Jcc:
@@ -543,6 +571,12 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 			c.lop = lfNone
 			g[4] = v[3]
 			pc = v[0]
+			if c.flags&(rfTF|rfAC) != 0 { // trapflag.go
+				st.n += icache.RunIndex(st.first, in) + 1
+				st.first = nil
+				exit = c.trapFlagsExit(pc, st.step)
+				goto done
+			}
 			goto taken
 		case decode.X86Jrcxz:
 			if g[1]&wmask[in.Aux&15] == 0 {
@@ -645,6 +679,9 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 				case sseFPE:
 					res = xSIMDFP
 					goto except
+				case sseMF:
+					res = xMF
+					goto except
 				default:
 					c.why = ""
 					res = xUndef
@@ -690,6 +727,14 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 		}
 	}
 
+trapFlags:
+	// POPF set TF or AC: the run ends after it, and the caller steps
+	// (TF) or checks alignment (AC) from the next instruction.
+	st.n++
+	pc = in.PC + uint64(in.Len)
+	exit = c.trapFlagsExit(pc, st.step)
+	goto done
+
 budget:
 	if st.step {
 		exit = vm.Exit{Reason: vm.ExitStep, PC: pc}
@@ -705,12 +750,15 @@ except:
 		exit = vm.Exit{Reason: vm.ExitFault, PC: pc, Fault: c.tlb.Fault}
 	case xDivide:
 		exit = vm.Exit{Reason: vm.ExitDivide, PC: pc}
-	case xPriv:
-		exit = vm.Exit{Reason: vm.ExitPrivileged, PC: pc}
+	case xPriv: // #GP(gpErr)
+		exit = vm.Exit{Reason: vm.ExitPrivileged, PC: pc, Code: uint32(c.gpErr)}
+		c.gpErr = 0
 	case xSIMDFP:
 		// Unmasked SIMD/x87 floating-point exception: SIGFPE with the
 		// si_code in Code (FPE_FLTINV, FPE_FLTDIV …).
 		exit = vm.Exit{Reason: vm.ExitDivide, PC: pc, Code: uint32(SIMDFPECode(c.regs.MXCSR))}
+	case xMF: // x87trap.go
+		exit = vm.Exit{Reason: vm.ExitDivide, PC: pc, Code: uint32(X87FPECode(c.regs.FSW, c.regs.FCW)) | FPECodeX87}
 	case xInterrupt:
 		c.interrupt.Store(false)
 		exit = vm.Exit{Reason: vm.ExitBudget, PC: pc}

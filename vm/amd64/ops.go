@@ -18,6 +18,7 @@ const (
 	xInterrupt      // REP string instruction interrupted part-way: PC stays
 	xSIMDFP         // unmasked SIMD floating-point exception (#XM)
 	xIteration      // StepTrap: one REP iteration done, the instruction not retired
+	xMF             // x87 floating-point error pending at a waiting x87 instruction (#MF)
 )
 
 // sext sign-extends the low w bytes of v.
@@ -1065,7 +1066,7 @@ func (c *CPU) opFlagOp(in *decode.X86) {
 
 // opMovSeg executes MOV r/m, Sreg (reads the Linux user selectors).
 func (c *CPU) opMovSeg(in *decode.X86) xres {
-	v := segSelectors[in.Args[1].Reg%6]
+	v := uint64(c.sel[in.Args[1].Reg%6])
 	d := &in.Args[0]
 	if d.Kind == decode.ArgMem {
 		if !c.store(c.addr(d), 2, v) {

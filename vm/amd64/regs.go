@@ -23,6 +23,10 @@ type Regs struct {
 	FCW, FSW uint16
 	FTW      uint8  // abridged tag word as in fxsave
 	ST       [8]F80 // physical registers R0..R7 (not stack order)
+	// FOP, FIP, FDP: the last x87 opcode, instruction and data pointer
+	// (x87trap.go).
+	FOP      uint16
+	FIP, FDP uint64
 }
 
 // F80 is an x87 80-bit extended-precision value: 64-bit significand with

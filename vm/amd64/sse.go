@@ -22,6 +22,9 @@ const (
 	// the exception flag set, the destination is unchanged. Linux sends
 	// SIGFPE with si_code SIMDFPECode(MXCSR).
 	sseFPE
+	// sseMF: an x87 waiting instruction found an unmasked x87 exception
+	// pending (FSW.ES): #MF before it executes (x87trap.go).
+	sseMF
 )
 
 // SIMDFPECode returns the SIGFPE si_code Linux reports for an unmasked

@@ -90,8 +90,13 @@ type fpEnv struct {
 	ftz        bool // SSE flush-to-zero
 	daz        bool // SSE denormals-are-zero
 	ueUnmasked bool // underflow unmasked: flag tiny results even when exact
-	flags      uint32
-	up         bool // the last rounding incremented the significand (x87 C1)
+	// oeBias, ueBias: x87 with OE/UE unmasked and a register destination:
+	// an overflowing or tiny result is delivered with its exponent
+	// divided by 2^24576 (multiplied for underflow), not infinity or a
+	// denormal (SDM vol. 1, 4.9.1.4 and 4.9.1.5).
+	oeBias, ueBias bool
+	flags          uint32
+	up             bool // the last rounding incremented the significand (x87 C1)
 }
 
 // priority applies x86's exception priority: an invalid operation or a
@@ -168,6 +173,19 @@ func (env *fpEnv) roundPack(neg bool, e int32, hi, lo uint64, f *fpFormat) ufp {
 			env.flags |= fpUE | fpPE
 			return ufp{cls: clsZero, neg: neg}
 		}
+		if tiny && env.ueBias {
+			m, inexact, up, carry := roundBits(neg, hi, lo, uint(shift), env.rc)
+			env.up = up
+			if carry {
+				m = 1 << 63
+				e++
+			}
+			env.flags |= fpUE
+			if inexact {
+				env.flags |= fpPE
+			}
+			return ufp{cls: clsFinite, neg: neg, exp: e + x87BiasAdjust, mant: m}
+		}
 		// Denormalise to emin; the rounding position stays prec bits
 		// below emin (for x87 with reduced precision control too).
 		hi, lo = shiftRightJam128(hi, lo, f.emin-e)
@@ -178,6 +196,13 @@ func (env *fpEnv) roundPack(neg bool, e int32, hi, lo uint64, f *fpFormat) ufp {
 	if carry {
 		m = 1 << 63
 		e++
+	}
+	if e > f.emax && env.oeBias {
+		env.flags |= fpOE
+		if inexact {
+			env.flags |= fpPE
+		}
+		return ufp{cls: clsFinite, neg: neg, exp: e - x87BiasAdjust, mant: m}
 	}
 	if e > f.emax {
 		env.flags |= fpOE | fpPE

@@ -12,9 +12,9 @@ import (
 // rules (SDM vol. 1 table 4-7), denormals and exception flags in FSW.
 //
 // Approximations, documented:
-//   - Exceptions are never delivered: unmasked x87 exceptions only set
-//     their flag, ES and B (the masked response is always applied); no
-//     later FWAIT/x87 instruction raises #MF/SIGFPE.
+//   - Unmasked exceptions raise #MF at the next waiting instruction
+//     (x87trap.go, which lists the instructions that still apply the
+//     masked response).
 //   - FSIN, FCOS, FSINCOS, FPTAN, FPATAN, F2XM1, FYL2X, FYL2XP1 return
 //     the correctly rounded value of the exact function (x87_trans.go;
 //     FSIN/FCOS/FSINCOS/FPTAN reduce their argument with the hardware's
@@ -22,8 +22,8 @@ import (
 //     result can differ from a given CPU in the last bit, and C1 (the
 //     rounding direction) may differ. Outside the defined input ranges
 //     of F2XM1 and FYL2XP1 uvm returns the mathematical value.
-//   - The last instruction/operand pointers and opcode (FIP/FDP/FOP in
-//     FNSTENV/FNSAVE/FXSAVE images) are not tracked and read as zero.
+//   - The last instruction/operand pointers and opcode are kept
+//     (x87trap.go) but FNSTENV/FNSAVE/FXSAVE images hold zero for them.
 //   - FPREM/FPREM1 partial remainders reduce the exponent difference by
 //     32 + (d mod 32) (the SDM leaves the amount between 32 and 63 to
 //     the implementation); the final remainder is exact.
@@ -69,6 +69,10 @@ func (r *Regs) x87Push(v F80) {
 	if r.FTW>>t&1 != 0 {
 		r.FSW |= fpIE | swSF | swC1
 		v = x87Indefinite
+		if r.x87Unmasked(fpIE) { // x87trap.go: no push
+			r.x87Summary()
+			return
+		}
 	}
 	r.setTop(t)
 	r.ST[t] = v
@@ -100,7 +104,8 @@ func (r *Regs) x87Summary() {
 
 // x87Env returns the soft-float environment of FCW.
 func (r *Regs) x87Env() fpEnv {
-	return fpEnv{rc: uint8(r.FCW>>10) & 3, ueUnmasked: r.FCW&fpUE == 0}
+	return fpEnv{rc: uint8(r.FCW>>10) & 3, ueUnmasked: r.FCW&fpUE == 0,
+		oeBias: r.FCW&fpOE == 0, ueBias: r.FCW&fpUE == 0}
 }
 
 // x87Fmt returns the rounding format of FCW's precision control.
@@ -184,9 +189,9 @@ func (c *CPU) readX87Mem(in *decode.X86, a *decode.X86Arg, isInt bool, env *fpEn
 	return env.unpackF64(v[0]), sseOK
 }
 
-// execX87 executes one x87 instruction. Memory faults leave the state
+// execX87Op executes one x87 instruction. Memory faults leave the state
 // unchanged.
-func (c *CPU) execX87(in *decode.X86) sseResult {
+func (c *CPU) execX87Op(in *decode.X86) sseResult {
 	r := &c.regs
 	a0 := &in.Args[0]
 	pop := in.Aux&decode.X87AuxPop != 0
@@ -195,6 +200,9 @@ func (c *CPU) execX87(in *decode.X86) sseResult {
 		v := x87Indefinite
 		if r.stEmpty(int(a0.Reg)) {
 			r.x87Underflow()
+			if r.x87Unmasked(fpIE) {
+				return sseOK
+			}
 		} else {
 			v = r.st(int(a0.Reg))
 		}
@@ -225,6 +233,9 @@ func (c *CPU) execX87(in *decode.X86) sseResult {
 			u = u.quiet()
 		}
 		r.x87Commit(&env)
+		if r.x87Unmasked(fpIE) {
+			return sseOK
+		}
 		r.x87Push(packF80(u))
 	case decode.X87FldConst:
 		r.FSW &^= swC1
@@ -233,6 +244,9 @@ func (c *CPU) execX87(in *decode.X86) sseResult {
 		v := x87Indefinite
 		if r.stEmpty(0) {
 			r.x87Underflow()
+			if r.x87Unmasked(fpIE) {
+				return sseOK
+			}
 		} else {
 			v = r.st(0)
 			r.FSW &^= swC1
@@ -261,6 +275,9 @@ func (c *CPU) execX87(in *decode.X86) sseResult {
 		} else {
 			v = r.x87Binary(op, r.st(d), r.st(s))
 		}
+		if r.x87Unmasked(x87Suppress) {
+			return sseOK
+		}
 		r.stSet(d, v)
 		if pop {
 			r.x87Pop()
@@ -274,7 +291,9 @@ func (c *CPU) execX87(in *decode.X86) sseResult {
 		}
 		if r.stEmpty(0) {
 			r.x87Underflow()
-			r.stSet(0, x87Indefinite)
+			if !r.x87Unmasked(fpIE) {
+				r.stSet(0, x87Indefinite)
+			}
 			return sseOK
 		}
 		f := r.x87Fmt()
@@ -284,6 +303,9 @@ func (c *CPU) execX87(in *decode.X86) sseResult {
 			v = r.x87BinaryU(op, m, x, &env, &f)
 		} else {
 			v = r.x87BinaryU(op, x, m, &env, &f)
+		}
+		if r.x87Unmasked(x87Suppress) {
+			return sseOK
 		}
 		r.stSet(0, v)
 	case decode.X87Fcom, decode.X87Ftst:
@@ -324,6 +346,9 @@ func (c *CPU) execX87(in *decode.X86) sseResult {
 		case 2:
 			r.FSW |= swC3 | swC2 | swC0
 		}
+		if r.x87Unmasked(fpIE) {
+			return sseOK
+		}
 		if pop || in.Aux&decode.X87AuxPop2 != 0 {
 			r.x87Pop()
 		}
@@ -346,7 +371,7 @@ func (c *CPU) execX87(in *decode.X86) sseResult {
 			r.FSW &^= swC1
 		}
 		c.sseSetFlags(comisFlags(o))
-		if pop {
+		if pop && !r.x87Unmasked(fpIE) {
 			r.x87Pop()
 		}
 	case decode.X87Fxam:
@@ -356,6 +381,9 @@ func (c *CPU) execX87(in *decode.X86) sseResult {
 		x, y := r.st(0), r.st(i)
 		if r.stEmpty(0) || r.stEmpty(i) {
 			r.x87Underflow()
+			if r.x87Unmasked(fpIE) {
+				return sseOK
+			}
 			if r.stEmpty(0) {
 				x = x87Indefinite
 			}
@@ -370,7 +398,9 @@ func (c *CPU) execX87(in *decode.X86) sseResult {
 	case decode.X87Fchs, decode.X87Fabs:
 		if r.stEmpty(0) {
 			r.x87Underflow()
-			r.stSet(0, x87Indefinite)
+			if !r.x87Unmasked(fpIE) {
+				r.stSet(0, x87Indefinite)
+			}
 			return sseOK
 		}
 		v := r.st(0)
@@ -384,7 +414,9 @@ func (c *CPU) execX87(in *decode.X86) sseResult {
 	case decode.X87Fsqrt, decode.X87Frndint:
 		if r.stEmpty(0) {
 			r.x87Underflow()
-			r.stSet(0, x87Indefinite)
+			if !r.x87Unmasked(fpIE) {
+				r.stSet(0, x87Indefinite)
+			}
 			return sseOK
 		}
 		env := r.x87Env()
@@ -401,6 +433,9 @@ func (c *CPU) execX87(in *decode.X86) sseResult {
 			z = env.roundInt(a, env.rc)
 		}
 		r.x87Commit(&env)
+		if r.x87Unmasked(x87Suppress) {
+			return sseOK
+		}
 		r.stSet(0, packF80(z))
 	case decode.X87Fscale:
 		r.x87Fscale()
@@ -536,11 +571,16 @@ func (c *CPU) x87Store(in *decode.X86, pop bool) sseResult {
 	a0 := &in.Args[0]
 	addr := c.sseEA(in, a0)
 	env := r.x87Env()
+	env.oeBias, env.ueBias = false, false // a memory destination
 	empty := r.stEmpty(0)
 	v := r.st(0)
 	if empty {
 		v = x87Indefinite
 		env.flags |= fpIE
+	}
+	if env.flags&^uint32(r.FCW)&fpIE != 0 {
+		r.x87Underflow() // unmasked: nothing stored, no pop
+		return sseOK
 	}
 	switch a0.Size {
 	case 10:
@@ -567,6 +607,14 @@ func (c *CPU) x87Store(in *decode.X86, pop bool) sseResult {
 			z = env.round(u, &fmtF64)
 		default:
 			z = env.round(u, &fmtF32)
+		}
+		env.priority()
+		if env.flags&^uint32(r.FCW)&(fpAll&^fpPE) != 0 {
+			// Unmasked invalid, overflow or underflow: nothing
+			// stored, no pop, C1 clear (x87trap.go).
+			env.up = false
+			r.x87Commit(&env)
+			return sseOK
 		}
 		var bitsOut uint64
 		if a0.Size == 8 {
@@ -609,6 +657,18 @@ func (c *CPU) x87Fist(in *decode.X86, pop bool) sseResult {
 		u := env.unpackF80(r.st(0))
 		env.flags &^= fpDE
 		v = env.toInt(u, size, rc)
+	}
+	if empty || env.flags&fpIE != 0 {
+		if r.FCW&fpIE == 0 { // unmasked: nothing stored, no pop (x87trap.go)
+			if empty {
+				r.x87Underflow()
+			} else {
+				env.flags &^= fpPE
+				env.up = false
+				r.x87Commit(&env)
+			}
+			return sseOK
+		}
 	}
 	if res := c.writeMem(in, c.sseEA(in, a0), vec{uint64(v)}, int(a0.Size)); res != sseOK {
 		return res
