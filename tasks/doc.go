@@ -40,5 +40,5 @@
 // syscall.go and sysno.go (the syscall table), fileops.go (the
 // file-operations interface every open-file kind implements), signal.go,
 // uprobes.go (the uprobes model's hooks into the run loop), vfs*.go (the
-// confined file system), procfs.go and devfs.go (synthetic /proc and /dev).
+// confined file system), procfs*.go and devfs.go (synthetic /proc and /dev).
 package tasks
