@@ -147,6 +147,19 @@ func procHidden(g string) bool {
 	return true
 }
 
+// procUnmodelled reports whether guest path g is under /proc but neither
+// a per-process path (procHidden) nor one of the host's machine files
+// uvm passes through (/proc/mounts and /proc/net, links to
+// machineProcFile's): uvm's /proc has nothing there, and the host's
+// must not answer for it.
+func procUnmodelled(g string) bool {
+	c, ok := procSplit(g)
+	if !ok || len(c) == 0 || procHidden(g) {
+		return false
+	}
+	return c[0] != "mounts" && c[0] != "net"
+}
+
 // machineProcFile: the per-process files that /proc/mounts and /proc/net
 // link to describe the machine's mounts and network, not uvm's process;
 // like /proc/cpuinfo they stay the host's (README, Security model).

@@ -58,7 +58,7 @@ func (t *Task) lookup(gp string) (vfs, string) {
 	if exe, ok := t.procExeHost(gp); ok {
 		return hostVFS{}, exe
 	}
-	if procHidden(gp) && !machineProcFile(gp) {
+	if procHidden(gp) && !machineProcFile(gp) || procUnmodelled(gp) {
 		// Not one of the synthetic files (those are served before
 		// lookup is asked): the guest gets ENOENT, never the host's.
 		return hostVFS{}, hiddenHostPath
@@ -927,6 +927,22 @@ func (t *Task) sysGetcwd(buf, size uint64) uint64 {
 }
 
 func (t *Task) chdirTo(g string) uint64 {
+	g, e := t.procFollowLast(g, true)
+	if e != 0 {
+		return errRet(e)
+	}
+	if st, ok, e := t.procStatAt(g, true); ok {
+		if e == 0 && st.mode&sIFMT != sIFDIR {
+			e = ENOTDIR
+		}
+		if e != 0 {
+			return errRet(e)
+		}
+		t.tg.mu.Lock()
+		t.tg.cwd = g
+		t.tg.mu.Unlock()
+		return 0
+	}
 	fsys, name := t.lookup(g)
 	fi, err := fsys.stat(name)
 	if err != nil {

@@ -55,8 +55,8 @@ func TestProcfs(t *testing.T) {
 			got := strings.ReplaceAll(first, bin, "@BIN@")
 			if os.Getenv("UVM_UPDATE_GOLDEN") == "1" {
 				if err := os.WriteFile(filepath.Join("../../testdata/expected", "procfs-dump."+arch+".out"), []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
+					t.Fatal(err)
+				}
 			} else if got != string(golden) {
 				t.Errorf("--det dump differs from expected/procfs-dump.%s.out (UVM_UPDATE_GOLDEN=1 rewrites it):\n%s", arch, got)
 			}
