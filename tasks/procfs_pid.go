@@ -169,6 +169,15 @@ type procEntry struct {
 	// access is checked at open, readlink and when a magic link is
 	// followed (nil: none).
 	access func() Errno
+	// owner is the process the entry belongs to (nil: the machine's);
+	// once it is reaped, reads of an open file of it get ESRCH and
+	// listings of an open directory are empty, as Linux's.
+	owner *ThreadGroup
+}
+
+// gone reports whether the entry's process has been reaped.
+func (e procEntry) gone() bool {
+	return e.owner != nil && e.owner.k.procLive(e.owner.pid) != e.owner
 }
 
 // procPIDNames are the entries of a /proc/PID directory
@@ -375,7 +384,7 @@ func (p procPID) owner() (uid, gid uint32) {
 
 func (t *Task) procDirEntry(p procPID, g string, perm uint32, list func() []dirent) procEntry {
 	uid, gid := p.owner()
-	return procEntry{path: g, mode: sIFDIR | perm, uid: uid, gid: gid, dirents: list}
+	return procEntry{path: g, mode: sIFDIR | perm, uid: uid, gid: gid, dirents: list, owner: p.tg}
 }
 
 // procPIDLookup resolves the components c inside p's directory.
@@ -386,7 +395,7 @@ func (t *Task) procPIDLookup(p procPID, c []string) (procEntry, bool, Errno) {
 	}
 	g := p.base + "/" + strings.Join(c, "/")
 	file := func(perm uint32, gen func() ([]byte, Errno)) procEntry {
-		return procEntry{path: g, mode: sIFREG | perm, uid: uid, gid: gid, contents: gen}
+		return procEntry{path: g, mode: sIFREG | perm, uid: uid, gid: gid, contents: gen, owner: p.tg}
 	}
 	guarded := func(e procEntry) procEntry {
 		e.access = func() Errno { return t.procAccess(p) }

@@ -17,6 +17,9 @@ func (*procDirFile) seek(_ *Task, f *openFile, off int64, whence int) (int64, Er
 	return f.seekDir(off, whence)
 }
 func (d *procDirFile) readdir(t *Task, _ *openFile) ([]dirent, Errno) {
+	if d.ent.gone() {
+		return []dirent{}, 0 // as Linux: an empty listing, no error
+	}
 	parent := d.ent.path
 	if i := lastSlash(parent); i > 0 {
 		parent = parent[:i]
@@ -45,9 +48,19 @@ type procDataFile struct {
 	ent procEntry
 }
 
+func (p *procDataFile) read(t *Task, f *openFile, n uint64, off int64) ([]byte, Errno) {
+	if p.ent.gone() {
+		return nil, ESRCH
+	}
+	return p.memFile.read(t, f, n, off)
+}
+
 func (p *procDataFile) write(t *Task, f *openFile, b []byte, off int64) (uint64, Errno) {
 	if p.ent.write == nil {
 		return 0, EBADF
+	}
+	if p.ent.gone() {
+		return 0, ESRCH
 	}
 	if e := p.ent.write(b); e != 0 {
 		return 0, e

@@ -440,9 +440,18 @@ static void child_checks(void) {
 			usleep(1000);
 	}
 	check(zombie, "child State: Z (zombie)");
+	int held = open(p, O_RDONLY);
+	snprintf(v, sizeof v, "/proc/%d", c);
+	DIR *hd = opendir(v);
 	int status;
 	check(waitpid(c, &status, 0) == c && WIFEXITED(status) && WEXITSTATUS(status) == 3, "wait child");
 	check(slurp(p, buf, sizeof buf) == -ENOENT, "reaped child: ENOENT");
+	errno = 0;
+	check(held >= 0 && read(held, buf, 64) < 0 && errno == ESRCH, "reaped child: read of an open status ESRCH");
+	close(held);
+	errno = 0;
+	check(hd && readdir(hd) == NULL && errno == 0, "reaped child: an open directory lists nothing");
+	closedir(hd);
 	snprintf(v, sizeof v, "%d", c);
 	check(dir_has("/proc", v, NULL) == 0, "/proc no longer lists the child");
 	printf("child: ok\n");
