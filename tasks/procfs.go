@@ -173,6 +173,19 @@ func machineProcFile(p string) bool {
 	return strings.HasPrefix(rest, "net/")
 }
 
+// machineProcPath is the host path of machine file g (/proc/PID/mounts,
+// /proc/PID/net/…, PID a guest pid after procCanon): the same file of
+// the host's /proc/self, which describes the same machine.
+func machineProcPath(g string) string {
+	rest, _ := strings.CutPrefix(g, "/proc/")
+	_, rest, _ = strings.Cut(rest, "/")
+	if strings.HasPrefix(rest, "task/") {
+		rest = rest[len("task/"):]
+		_, rest, _ = strings.Cut(rest, "/")
+	}
+	return "/proc/self/" + rest
+}
+
 // formatMaps renders VMAs as /proc/PID/maps does.
 func formatMaps(vmas []vm.VMA) string {
 	var b strings.Builder

@@ -110,16 +110,16 @@ func (t *Task) procMachineLookup(g string, c []string) (procEntry, bool, Errno) 
 			return out
 		}}
 	}
+	if c[0] == "mounts" || c[0] == "net" {
+		return procEntry{}, false, 0 // links to self/mounts, self/net: the host's
+	}
 	switch len(c) {
 	case 1:
 		if gen, ok := procMachineFiles[c[0]]; ok {
 			return file(gen), true, 0
 		}
-		switch c[0] {
-		case "sys":
+		if c[0] == "sys" {
 			return dir([]string{"kernel"}, dtDir), true, 0
-		case "mounts", "net":
-			return procEntry{}, false, 0 // links to self/mounts, self/net
 		}
 	case 2:
 		if c[0] == "sys" && c[1] == "kernel" {

@@ -63,6 +63,9 @@ func (t *Task) lookup(gp string) (vfs, string) {
 		// lookup is asked): the guest gets ENOENT, never the host's.
 		return hostVFS{}, hiddenHostPath
 	}
+	if procHidden(gp) {
+		gp = machineProcPath(gp)
+	}
 	return t.tg.k.fs, gp
 }
 
