@@ -44,5 +44,5 @@
 // fileops.go (the
 // file-operations interface every open-file kind implements), signal.go,
 // uprobes.go (the uprobes model's hooks into the run loop), vfs*.go (the
-// confined file system), procfs.go and devfs.go (synthetic /proc and /dev).
+// confined file system), procfs*.go and devfs.go (synthetic /proc and /dev).
 package tasks

@@ -325,20 +325,6 @@ func (*memFile) stat(t *Task, _ *openFile) (hostStat, Errno) {
 	return st, 0
 }
 
-// procFDDir is the /proc/PID/fd directory of the opening process.
-type procFDDir struct{ fileBase }
-
-func (procFDDir) read(*Task, *openFile, uint64, int64) ([]byte, Errno) { return nil, EISDIR }
-func (procFDDir) seek(_ *Task, f *openFile, off int64, whence int) (int64, Errno) {
-	return f.seekDir(off, whence)
-}
-func (procFDDir) readdir(t *Task, _ *openFile) ([]dirent, Errno) { return t.procFDDirents(), 0 }
-func (procFDDir) stat(t *Task, _ *openFile) (hostStat, Errno) {
-	st := t.anonStat(sIFDIR | 0o500)
-	st.nlink, st.blksize = 2, 1024
-	return st, 0
-}
-
 // pipeEnd is one end of an in-kernel pipe.
 type pipeEnd struct {
 	fileBase

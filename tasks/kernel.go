@@ -131,6 +131,9 @@ type Limits struct {
 	// on the guest's CPU time, counted as retired instructions at
 	// NsPerInsn each.
 	CPUSeconds int64
+	// MemTotal is the machine's memory as /proc/meminfo and sysinfo
+	// report it; 0 means MemBytes, or 8 GiB without a cap.
+	MemTotal int64
 }
 
 // ShellCode is the status a shell would report: the code, or 128+signal.
@@ -191,6 +194,10 @@ type Kernel struct {
 	stdio stdioCount
 	// vdso is the vDSO's kernel side (vdso.go); nil with Options.NoVDSO.
 	vdso *vdsoState
+	// procfsBootID is /proc/sys/kernel/random/boot_id, drawn once
+	// (procfsOnce).
+	procfsOnce   sync.Once
+	procfsBootID string
 }
 
 // NewKernel returns a kernel with the given options.

@@ -43,6 +43,12 @@ func (k *Kernel) registerProc(tg *ThreadGroup) {
 	if k.procs == nil {
 		k.procs = map[int32]*ThreadGroup{}
 	}
+	tg.procfs.startNs = k.uptimeNs() // before tg is visible in procs
+	if p := tg.proc.parent; p != nil {
+		p.mu.Lock()
+		tg.procfs.oomScoreAdj = p.procfs.oomScoreAdj
+		p.mu.Unlock()
+	}
 	k.procs[tg.pid] = tg
 	if tg.proc.childEvent == nil {
 		tg.proc.childEvent = make(chan struct{})

@@ -8,77 +8,11 @@ import (
 	"github.com/uvm-emu/uvm/vm"
 )
 
-// Synthetic /proc files: what programs read about themselves must describe
-// the guest, not uvm. /proc/self/{maps,cmdline,comm} and /proc/<pid>/… of
-// the calling process are generated at open time; /proc/self/exe and
-// /proc/self/fd/N are symlinks handled by readlink and open.
-
-// procFile returns the contents of a synthetic /proc file for guest path
-// g, or ok=false when g is not one.
-func (t *Task) procFile(g string) (data []byte, ok bool) {
-	rest, found := strings.CutPrefix(g, "/proc/self/")
-	if !found {
-		rest, found = strings.CutPrefix(g, "/proc/"+itoa(int(t.tg.pid))+"/")
-	}
-	if !found {
-		if g == "/proc/thread-self/maps" {
-			rest = "maps"
-		} else {
-			return nil, false
-		}
-	}
-	switch rest {
-	case "maps":
-		maps := formatMaps(t.tg.mm.VMAs())
-		if t.tg.arch.vsyscall {
-			maps += vsyscallMapsLine
-		}
-		return []byte(maps), true
-	case "cmdline":
-		return t.tg.cmdline, true
-	case "environ":
-		return t.tg.environ, true
-	case "status":
-		return t.procStatus(), true
-	case "limits":
-		return t.procLimits(), true
-	case "comm":
-		return t.procComm(), true
-	}
-	return nil, false
-}
-
-// procComm is /proc/PID/comm: the main thread's name (PR_SET_NAME, or
-// the executable's, at most 15 bytes).
-func (t *Task) procComm() []byte {
-	return []byte(t.tg.leaderComm(t) + "\n")
-}
-
-// procStatus is /proc/PID/status (the fields programs parse: identity,
-// memory sizes, thread count, signal masks).
-func (t *Task) procStatus() []byte {
-	tg := t.tg
-	name := strings.TrimSuffix(string(t.procComm()), "\n")
-	tg.mu.Lock()
-	threads, umask := len(tg.tasks), tg.umask
-	tg.mu.Unlock()
-	var b strings.Builder
-	fmt.Fprintf(&b, "Name:\t%s\nUmask:\t%04o\nState:\tR (running)\nTgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t%d\nTracerPid:\t0\n",
-		name, umask, tg.pid, t.tid, tg.ppid())
-	c := t.creds()
-	fmt.Fprintf(&b, "Uid:\t%d\t%d\t%d\t%d\nGid:\t%d\t%d\t%d\t%d\nFDSize:\t%d\n",
-		c.uid, c.euid, c.suid, c.fsuid, c.gid, c.egid, c.sgid, c.fsgid, tg.fds.max())
-	rss := tg.mm.RSS() * vm.PageSize >> 10
-	fmt.Fprintf(&b, "VmSize:\t%8d kB\nVmRSS:\t%8d kB\nThreads:\t%d\n", tg.mm.TotalVM()>>10, rss, threads)
-	tg.sighand.Siglock.Lock()
-	blk := t.blocked
-	tg.sighand.Siglock.Unlock()
-	fmt.Fprintf(&b, "SigBlk:\t%016x\n", uint64(blk))
-	return []byte(b.String())
-}
+// Synthetic /proc files (see procfs_pid.go and procfs_machine.go for the
+// tree): the contents helpers shared by them.
 
 // procLimits is /proc/PID/limits.
-func (t *Task) procLimits() []byte {
+func procLimits(tg *ThreadGroup) []byte {
 	names := [rlimNlimits]struct{ name, unit string }{
 		{"Max cpu time", "seconds"}, {"Max file size", "bytes"}, {"Max data size", "bytes"},
 		{"Max stack size", "bytes"}, {"Max core file size", "bytes"}, {"Max resident set", "bytes"},
@@ -87,9 +21,9 @@ func (t *Task) procLimits() []byte {
 		{"Max msgqueue size", "bytes"}, {"Max nice priority", ""}, {"Max realtime priority", ""},
 		{"Max realtime timeout", "us"},
 	}
-	t.tg.mu.Lock()
-	lim := t.tg.rlim
-	t.tg.mu.Unlock()
+	tg.mu.Lock()
+	lim := tg.rlim
+	tg.mu.Unlock()
 	val := func(v uint64) string {
 		if v == rlimInfinity {
 			return "unlimited"
@@ -189,35 +123,6 @@ func (*procMemFile) stat(t *Task, _ *openFile) (hostStat, Errno) {
 	return st, 0
 }
 
-// procOpen opens the synthetic /proc files that are not plain contents
-// (ok=false: g is not one).
-func (t *Task) procOpen(g string, flags int) (*openFile, bool) {
-	self := "/proc/" + itoa(int(t.tg.pid))
-	switch g {
-	case "/proc/self/mem", "/proc/thread-self/mem", self + "/mem":
-		return &openFile{ops: &procMemFile{mm: t.tg.mm}, path: g, flags: flags &^ oCLOEXEC}, true
-	}
-	return nil, false
-}
-
-// procStat stats the synthetic /proc entries of the calling process.
-func (t *Task) procStat(g string) (hostStat, bool) {
-	self := "/proc/" + itoa(int(t.tg.pid))
-	k := t.tg.k
-	switch g {
-	case "/proc/self", "/proc/thread-self", self, "/proc/self/fd", self + "/fd":
-		return hostStat{mode: sIFDIR | 0o555, nlink: 2, blksize: 1024, uid: k.uid(), gid: k.gid()}, true
-	}
-	if _, ok := t.procFile(g); ok {
-		return hostStat{mode: sIFREG | 0o444, nlink: 1, blksize: 1024, uid: k.uid(), gid: k.gid()}, true
-	}
-	if f, ok := t.procOpen(g, oRDONLY); ok {
-		st, _ := f.ops.stat(t, f)
-		return st, true
-	}
-	return hostStat{}, false
-}
-
 // procHidden reports whether guest path g names a per-process /proc file
 // uvm does not synthesize: /proc/self/…, /proc/thread-self/… and
 // /proc/N/… must never reach the host's /proc, where they would describe
@@ -242,6 +147,19 @@ func procHidden(g string) bool {
 	return true
 }
 
+// procUnmodelled reports whether guest path g is under /proc but neither
+// a per-process path (procHidden) nor one of the host's machine files
+// uvm passes through (/proc/mounts and /proc/net, links to
+// machineProcFile's): uvm's /proc has nothing there, and the host's
+// must not answer for it.
+func procUnmodelled(g string) bool {
+	c, ok := procSplit(g)
+	if !ok || len(c) == 0 || procHidden(g) {
+		return false
+	}
+	return c[0] != "mounts" && c[0] != "net"
+}
+
 // machineProcFile: the per-process files that /proc/mounts and /proc/net
 // link to describe the machine's mounts and network, not uvm's process;
 // like /proc/cpuinfo they stay the host's (README, Security model).
@@ -253,6 +171,19 @@ func machineProcFile(p string) bool {
 		return true
 	}
 	return strings.HasPrefix(rest, "net/")
+}
+
+// machineProcPath is the host path of machine file g (/proc/PID/mounts,
+// /proc/PID/net/…, PID a guest pid after procCanon): the same file of
+// the host's /proc/self, which describes the same machine.
+func machineProcPath(g string) string {
+	rest, _ := strings.CutPrefix(g, "/proc/")
+	_, rest, _ = strings.Cut(rest, "/")
+	if strings.HasPrefix(rest, "task/") {
+		rest = rest[len("task/"):]
+		_, rest, _ = strings.Cut(rest, "/")
+	}
+	return "/proc/self/" + rest
 }
 
 // formatMaps renders VMAs as /proc/PID/maps does.

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"sort"
 	"strings"
 	"syscall"
 
@@ -26,7 +25,7 @@ func (t *Task) guestPath(dirfd int32, p string) (string, Errno) {
 		return "", ENOENT
 	}
 	if path.IsAbs(p) {
-		return path.Clean(p), 0
+		return t.procCanon(path.Clean(p))
 	}
 	base := t.tg.getCwd()
 	if dirfd != atFDCWD {
@@ -34,12 +33,13 @@ func (t *Task) guestPath(dirfd int32, p string) (string, Errno) {
 		if !ok {
 			return "", EBADF
 		}
-		if _, ok := f.hostOS(); !ok {
+		_, isDir := f.ops.(*procDirFile)
+		if _, ok := f.hostOS(); !ok && !isDir {
 			return "", ENOTDIR
 		}
 		base = f.path
 	}
-	return path.Join(base, p), 0
+	return t.procCanon(path.Join(base, p))
 }
 
 // hiddenHostPath is where guest paths that must not reach the host
@@ -52,13 +52,19 @@ const hiddenHostPath = "/proc/uvm-hidden/nonexistent"
 // the guest whatever its root), per-process /proc paths that uvm does not
 // synthesize resolve nowhere, everything else goes to the kernel's vfs.
 func (t *Task) lookup(gp string) (vfs, string) {
-	if gp == "/proc/self/exe" || gp == "/proc/"+itoa(int(t.tg.pid))+"/exe" {
+	if gp == "/proc/self/exe" {
 		return hostVFS{}, t.tg.mm.ExePath
 	}
-	if procHidden(gp) && !machineProcFile(gp) {
+	if exe, ok := t.procExeHost(gp); ok {
+		return hostVFS{}, exe
+	}
+	if procHidden(gp) && !machineProcFile(gp) || procUnmodelled(gp) {
 		// Not one of the synthetic files (those are served before
 		// lookup is asked): the guest gets ENOENT, never the host's.
 		return hostVFS{}, hiddenHostPath
+	}
+	if procHidden(gp) {
+		gp = machineProcPath(gp)
 	}
 	return t.tg.k.fs, gp
 }
@@ -159,33 +165,26 @@ func (t *Task) sysOpenat(dirfd int32, pathAddr, flags, mode uint64) uint64 {
 		// open would block this thread where no signal reaches it).
 		hostFlags |= syscall.O_NONBLOCK
 	}
-	fsys, name := t.lookup(g)
-	if fl&oNOFOLLOW != 0 {
-		if fi, err := fsys.lstat(name); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return errRet(ELOOP)
-		}
+	if g, e = t.procFollowLast(g, fl&oNOFOLLOW == 0); e != 0 {
+		return errRet(e)
 	}
-	if g == "/proc/self/fd" || g == "/proc/"+itoa(int(t.tg.pid))+"/fd" {
-		of := &openFile{ops: procFDDir{}, path: g, flags: oRDONLY | oDIRECTORY}
-		fd, e := t.tg.fds.alloc(of, 0, fl&oCLOEXEC != 0)
-		return retFD(fd, e)
-	}
-	if of, ok, e := t.devOpen(g, fl); ok {
+	if of, ok, e := t.procOpenAt(g, fl); ok {
 		if e != 0 {
 			return errRet(e)
 		}
 		fd, e := t.tg.fds.alloc(of, 0, fl&oCLOEXEC != 0)
 		return retFD(fd, e)
 	}
-	if of, ok := t.procOpen(g, fl); ok {
-		fd, e := t.tg.fds.alloc(of, 0, fl&oCLOEXEC != 0)
-		return retFD(fd, e)
-	}
-	if data, ok := t.procFile(g); ok {
-		if fl&oACCMODE != oRDONLY {
-			return errRet(EACCES)
+	fsys, name := t.lookup(g)
+	if fl&oNOFOLLOW != 0 {
+		if fi, err := fsys.lstat(name); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return errRet(ELOOP)
 		}
-		of := &openFile{ops: &memFile{data: data}, path: g, flags: fl &^ oCLOEXEC}
+	}
+	if of, ok, e := t.devOpen(g, fl); ok {
+		if e != 0 {
+			return errRet(e)
+		}
 		fd, e := t.tg.fds.alloc(of, 0, fl&oCLOEXEC != 0)
 		return retFD(fd, e)
 	}
@@ -502,8 +501,19 @@ func (t *Task) statAt(dirfd int32, pathAddr, flags uint64) (hostStat, Errno) {
 	if e != 0 {
 		return hostStat{}, e
 	}
-	if st, ok := t.procStat(g); ok {
-		return st, 0
+	// A trailing slash asks for a directory: the last component is
+	// followed even with AT_SYMLINK_NOFOLLOW, and must be one (as
+	// path_lookupat's LOOKUP_DIRECTORY).
+	dirOnly := len(p) > 1 && strings.HasSuffix(p, "/")
+	follow := flags&atSymlinkNofollow == 0 || dirOnly
+	if g, e = t.procFollowLast(g, follow); e != 0 {
+		return hostStat{}, e
+	}
+	if st, ok, e := t.procStatAt(g, follow); ok {
+		if e == 0 && dirOnly && st.mode&sIFMT != sIFDIR {
+			e = ENOTDIR
+		}
+		return st, e
 	}
 	if st, ok := t.devStat(g); ok {
 		return st, 0
@@ -511,10 +521,6 @@ func (t *Task) statAt(dirfd int32, pathAddr, flags uint64) (hostStat, Errno) {
 	fsys, name := t.lookup(g)
 	var fi fs.FileInfo
 	var err error
-	// A trailing slash asks for a directory: the last component is
-	// followed even with AT_SYMLINK_NOFOLLOW, and must be one (as
-	// path_lookupat's LOOKUP_DIRECTORY).
-	dirOnly := len(p) > 1 && strings.HasSuffix(p, "/")
 	if flags&atSymlinkNofollow != 0 && !dirOnly {
 		fi, err = fsys.lstat(name)
 	} else {
@@ -625,26 +631,11 @@ func (t *Task) sysReadlinkat(dirfd int32, pathAddr, buf, n uint64) uint64 {
 	if e != 0 {
 		return errRet(e)
 	}
-	var target string
-	if g == "/proc/self/exe" || strings.HasSuffix(g, "/exe") && strings.HasPrefix(g, "/proc/") {
-		target = t.tg.mm.ExeName
-		if target == "" {
-			target = t.tg.mm.ExePath
-		}
-	} else if strings.HasPrefix(g, "/proc/self/fd/") {
-		fd := 0
-		for _, c := range g[len("/proc/self/fd/"):] {
-			if c < '0' || c > '9' {
-				return errRet(ENOENT)
-			}
-			fd = fd*10 + int(c-'0')
-		}
-		f, ok := t.tg.fds.get(int32(fd))
-		if !ok {
-			return errRet(ENOENT)
-		}
-		target = f.path
-	} else {
+	target, ok, e := t.procReadlink(g)
+	if ok && e != 0 {
+		return errRet(e)
+	}
+	if !ok {
 		var err error
 		fsys, name := t.lookup(g)
 		target, err = fsys.readlink(name)
@@ -937,6 +928,22 @@ func (t *Task) sysGetcwd(buf, size uint64) uint64 {
 }
 
 func (t *Task) chdirTo(g string) uint64 {
+	g, e := t.procFollowLast(g, true)
+	if e != 0 {
+		return errRet(e)
+	}
+	if st, ok, e := t.procStatAt(g, true); ok {
+		if e == 0 && st.mode&sIFMT != sIFDIR {
+			e = ENOTDIR
+		}
+		if e != 0 {
+			return errRet(e)
+		}
+		t.tg.mu.Lock()
+		t.tg.cwd = g
+		t.tg.mu.Unlock()
+		return 0
+	}
 	fsys, name := t.lookup(g)
 	fi, err := fsys.stat(name)
 	if err != nil {
@@ -1027,22 +1034,4 @@ func (t *Task) sysSymlinkat(targetAddr uint64, newfd int32, newAddr uint64) uint
 	}
 	fsys, name := t.lookup(ng)
 	return errOr0(errnoOf(fsys.symlink(target, name)))
-}
-
-// procFDDirents lists /proc/self/fd: ".", ".." and one symlink per open
-// descriptor, in numeric order.
-func (t *Task) procFDDirents() []dirent {
-	fds := t.tg.fds
-	fds.mu.Lock()
-	nums := make([]int, 0, len(fds.fds))
-	for fd := range fds.fds {
-		nums = append(nums, int(fd))
-	}
-	fds.mu.Unlock()
-	sort.Ints(nums)
-	out := []dirent{{".", pathInode("/proc/self/fd"), dtDir}, {"..", pathInode("/proc/self"), dtDir}}
-	for _, n := range nums {
-		out = append(out, dirent{itoa(n), pathInode("/proc/self/fd/" + itoa(n)), dtLnk})
-	}
-	return out
 }

@@ -43,7 +43,7 @@ func (t *Task) exitThread(code int) {
 
 func (t *Task) sysUname(buf uint64) uint64 {
 	machine := t.tg.arch.machine
-	fields := []string{"Linux", "uvm", "6.8.0-uvm", "#1 SMP PREEMPT uvm", machine, "(none)"}
+	fields := []string{unameSysname, unameNodename, unameRelease, unameVersion, machine, "(none)"}
 	b := make([]byte, 65*6)
 	for i, f := range fields {
 		copy(b[i*65:], f)
@@ -55,10 +55,11 @@ func (t *Task) sysSysinfo(buf uint64) uint64 {
 	b := make([]byte, 112)
 	le := binary.LittleEndian
 	le.PutUint64(b[0:], uint64(t.tg.k.uptimeNs()/1e9)+1)
-	le.PutUint64(b[32:], 8<<30) // totalram
-	le.PutUint64(b[40:], 4<<30) // freeram
-	le.PutUint16(b[80:], 1)     // procs
-	le.PutUint32(b[104:], 1)    // mem_unit
+	k := t.tg.k
+	le.PutUint64(b[32:], uint64(k.memTotalBytes())) // totalram
+	le.PutUint64(b[40:], uint64(k.memFreeBytes()))  // freeram
+	le.PutUint16(b[80:], uint16(min(k.threads.Load(), 0xffff)))
+	le.PutUint32(b[104:], 1) // mem_unit
 	return errOr0(t.writeBytes(buf, b))
 }
 

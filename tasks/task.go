@@ -146,6 +146,8 @@ type ThreadGroup struct {
 	proc procState
 	// pr is the prctl and rusage state (sysproc.go; protected by mu).
 	pr tgPrctl
+	// procfs is the process's /proc state (procfs_pid.go; protected by mu).
+	procfs procfsState
 
 	live sync.WaitGroup // running tasks
 	done chan struct{}  // closed when the last task exits

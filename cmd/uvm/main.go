@@ -155,6 +155,11 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	opts.Limits = lim
+	if opts.Deterministic && strings.HasSuffix(*limitFl.mem, "%") {
+		// A share of the host's memory is the host's: /proc/meminfo
+		// and sysinfo show the fixed DetMemTotal instead.
+		opts.Limits.MemTotal = tasks.DetMemTotal
+	}
 	if *cacheModel || *cacheCfg != "" || *icacheMode != "" {
 		cfg, err := icache.ParseModelConfig(*cacheCfg)
 		if err == nil && *icacheMode != "" {
