@@ -245,9 +245,20 @@ func x86Flags(c *amd64.CPU) string {
 // procCPUInfo is /proc/cpuinfo for the guest's architecture: one stanza
 // per CPU the guest sees.
 func (t *Task) procCPUInfo() []byte {
-	n := t.tg.k.guestCPUs()
 	var b strings.Builder
-	if t.tg.arch == &arm64ABI {
+	t.tg.arch.cpuinfo(t, t.tg.k.guestCPUs(), &b)
+	return []byte(b.String())
+}
+
+func init() {
+	// Set here, not in the arch tables' declarations (an initialization
+	// cycle: the formatters read the tables).
+	arm64ABI.cpuinfo, amd64ABI.cpuinfo = cpuinfoARM64, cpuinfoX86
+}
+
+// cpuinfoARM64 writes arm64's cpuinfo stanzas: Features from uvm's HWCAPs.
+func cpuinfoARM64(_ *Task, n int, b *strings.Builder) {
+	{
 		var feat []string
 		for i, name := range arm64HWCapNames {
 			if arm64.HWCAP&(1<<i) != 0 {
@@ -260,14 +271,17 @@ func (t *Task) procCPUInfo() []byte {
 			}
 		}
 		for i := range n {
-			fmt.Fprintf(&b, "processor\t: %d\nBogoMIPS\t: 2000.00\nFeatures\t: %s\nCPU implementer\t: 0x00\n"+
+			fmt.Fprintf(b, "processor\t: %d\nBogoMIPS\t: 2000.00\nFeatures\t: %s\nCPU implementer\t: 0x00\n"+
 				"CPU architecture: 8\nCPU variant\t: 0x0\nCPU part\t: 0x000\nCPU revision\t: 0\n\n", i, strings.Join(feat, " "))
 		}
-		return []byte(b.String())
 	}
+}
+
+// cpuinfoX86 writes x86-64's cpuinfo stanzas from the CPU model's CPUID.
+func cpuinfoX86(t *Task, n int, b *strings.Builder) {
 	c, ok := t.cpu.(*amd64.CPU)
 	if !ok {
-		return nil
+		return
 	}
 	sig, _, _, _ := c.CPUID(1, 0)
 	maxLeaf, _, _, _ := c.CPUID(0, 0)
@@ -288,7 +302,7 @@ func (t *Task) procCPUInfo() []byte {
 	addr, _, _, _ := c.CPUID(0x80000008, 0)
 	flags := x86Flags(c)
 	for i := range n {
-		fmt.Fprintf(&b, "processor\t: %d\nvendor_id\t: GenuineIntel\ncpu family\t: %d\nmodel\t\t: %d\n"+
+		fmt.Fprintf(b, "processor\t: %d\nvendor_id\t: GenuineIntel\ncpu family\t: %d\nmodel\t\t: %d\n"+
 			"model name\t: %s\nstepping\t: %d\ncpu MHz\t\t: 1000.000\ncache size\t: %d KB\nphysical id\t: 0\n"+
 			"siblings\t: %d\ncore id\t\t: %d\ncpu cores\t: %d\napicid\t\t: %d\ninitial apicid\t: %d\nfpu\t\t: yes\n"+
 			"fpu_exception\t: yes\ncpuid level\t: %d\nwp\t\t: yes\nflags\t\t: %s\nbugs\t\t:\nbogomips\t: 2000.00\n"+
@@ -297,7 +311,6 @@ func (t *Task) procCPUInfo() []byte {
 			i, sig>>8&0xf, sig>>4&0xf, name, sig&0xf, cacheKB, n, i, n, i, i, maxLeaf, flags,
 			(ebx1>>8&0xff)*8, addr&0xff, addr>>8&0xff)
 	}
-	return []byte(b.String())
 }
 
 // procMeminfo is /proc/meminfo: the machine's memory is the memory limit

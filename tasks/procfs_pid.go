@@ -602,9 +602,7 @@ func (t *Task) procFDInfo(tg *ThreadGroup, fd int32, f *openFile) []byte {
 	if tg.fds.cloexec(fd) {
 		flags |= oCLOEXEC
 	}
-	if t.tg.arch == &arm64ABI {
-		flags = arm64OpenFlags(flags)
-	}
+	flags = t.tg.arch.guestOpenFlags(flags)
 	mnt := procMntRoot
 	switch {
 	case strings.HasPrefix(f.path, "/proc/"):
@@ -643,20 +641,6 @@ func (t *Task) procFDInfo(tg *ThreadGroup, fd int32, f *openFile) []byte {
 		}
 	}
 	return []byte(b.String())
-}
-
-// arm64OpenFlags maps the x86 values of O_DIRECTORY and O_NOFOLLOW back
-// to arm64's (openFlags' inverse), for what the guest reads back.
-func arm64OpenFlags(fl int) int {
-	const armDir, armNofollow = 0o40000, 0o100000
-	out := fl &^ (oDIRECTORY | oNOFOLLOW)
-	if fl&oDIRECTORY != 0 {
-		out |= armDir
-	}
-	if fl&oNOFOLLOW != 0 {
-		out |= armNofollow
-	}
-	return out
 }
 
 // commOf is the comm of the directory's thread (the leader's for a

@@ -157,8 +157,8 @@ func (t *Task) forceSignal(info signals.SigInfo) {
 // exitSignalInfo turns a synchronous exit of the interpreter into the
 // signal Linux would send, with the arch's fault context.
 func (t *Task) exitSignalInfo(ex vm.Exit) signals.SigInfo {
-	if t.tg.arch == &amd64ABI {
-		t.recordX86Trap(ex) // x86trap.go
+	if rec := t.tg.arch.recordTrap; rec != nil {
+		rec(t, ex) // x86trap.go
 	}
 	switch ex.Reason {
 	case vm.ExitFault:
@@ -177,15 +177,11 @@ func (t *Task) exitSignalInfo(ex vm.Exit) signals.SigInfo {
 		t.fault = ex
 		return signals.FaultInfo(signals.SIGBUS, signals.BUS_ADRALN, ex.Fault.Addr)
 	case vm.ExitUndefined:
-		if t.tg.arch == &amd64ABI {
-			// #UD: do_error_trap's ILL_ILLOPN for every invalid opcode.
-			return signals.FaultInfo(signals.SIGILL, signals.ILL_ILLOPN, ex.PC)
-		}
-		return signals.FaultInfo(signals.SIGILL, signals.ILL_ILLOPC, ex.PC)
+		return signals.FaultInfo(signals.SIGILL, t.tg.arch.illCode, ex.PC)
 	case vm.ExitBreakpoint:
-		if t.tg.arch == &amd64ABI {
+		if n := t.tg.arch.breakpointTrapLen; n != 0 {
 			// INT3 is a trap: the handler sees rip after it, si_code SI_KERNEL.
-			t.cpu.SetPC(ex.PC + 1)
+			t.cpu.SetPC(ex.PC + n)
 			return signals.KernelInfo(signals.SIGTRAP)
 		}
 		return signals.FaultInfo(signals.SIGTRAP, signals.TRAP_BRKPT, ex.PC)
@@ -411,7 +407,7 @@ func (t *Task) sysRtSigreturn() {
 	mm := t.tg.mm
 	bad := func() {
 		info := signals.KernelInfo(signals.SIGSEGV)
-		if t.tg.arch == &arm64ABI {
+		if t.tg.arch.badFrameAtSP {
 			info = signals.FaultInfo(signals.SIGSEGV, signals.SEGV_MAPERR, t.cpu.SP())
 		}
 		t.forceSignal(info)

@@ -120,13 +120,32 @@ func (tg *ThreadGroup) getCwd() string {
 // openFlags translates the arch's O_DIRECTORY/O_NOFOLLOW to the x86-64
 // values uvm uses inside and drops O_DIRECT and O_LARGEFILE.
 func (t *Task) openFlags(f uint64) int {
-	fl, b := int(f), t.tg.arch.openFlagBits
+	return t.tg.arch.hostOpenFlags(f)
+}
+
+// hostOpenFlags is openFlags for the arch.
+func (a *arch) hostOpenFlags(f uint64) int {
+	fl, b := int(f), a.openFlagBits
 	out := fl &^ (b.directory | b.nofollow | b.direct | b.largefile)
 	if fl&b.directory != 0 {
 		out |= oDIRECTORY
 	}
 	if fl&b.nofollow != 0 {
 		out |= oNOFOLLOW
+	}
+	return out
+}
+
+// guestOpenFlags is the inverse of hostOpenFlags for the flags uvm keeps:
+// O_DIRECTORY and O_NOFOLLOW in the arch's own values (fdinfo's flags).
+func (a *arch) guestOpenFlags(fl int) int {
+	b := a.openFlagBits
+	out := fl &^ (oDIRECTORY | oNOFOLLOW)
+	if fl&oDIRECTORY != 0 {
+		out |= b.directory
+	}
+	if fl&oNOFOLLOW != 0 {
+		out |= b.nofollow
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -52,6 +53,26 @@ type arch struct {
 	// semid64 lays out struct semid64_ds (x86-64 keeps 32-bit-era
 	// padding words after each time).
 	semid64 semid64Layout
+	// illCode is the si_code of SIGILL for an undefined instruction
+	// (x86-64's do_error_trap: ILL_ILLOPN; arm64: ILL_ILLOPC).
+	illCode int32
+	// breakpointTrapLen is, where the breakpoint instruction is a trap
+	// (x86-64's INT3: SIGTRAP SI_KERNEL with the pc after it), its
+	// length; 0 where it is a fault at the instruction (arm64's BRK,
+	// TRAP_BRKPT).
+	breakpointTrapLen uint64
+	// badFrameAtSP: a bad rt_sigreturn frame is SIGSEGV SEGV_MAPERR at
+	// the stack pointer (arm64_notify_segfault) rather than SI_KERNEL.
+	badFrameAtSP bool
+	// recordTrap, where set, records the trap number, error code and
+	// fault address of a synchronous exit for the signal frame
+	// (x86-64's thread.trap_nr/error_code/cr2, x86trap.go).
+	recordTrap func(t *Task, ex vm.Exit)
+	// cpuinfo writes /proc/cpuinfo's stanzas for n CPUs (procfs_machine.go).
+	cpuinfo func(t *Task, n int, b *strings.Builder)
+	// uretprobeNr is the number of the uretprobe trampoline's syscall
+	// (x86-64's sys_uretprobe); noSyscall where the arch has none.
+	uretprobeNr uint64
 	// minSigStkSz is MINSIGSTKSZ, sigaltstack's lower bound.
 	minSigStkSz uint64
 	// openFlagBits are the arch's O_DIRECTORY and O_NOFOLLOW (asm-generic's
@@ -60,6 +81,9 @@ type arch struct {
 	// value is x86-64's O_DIRECTORY.
 	openFlagBits openFlagBits
 }
+
+// noSyscall is a syscall number no arch has.
+const noSyscall = ^uint64(0)
 
 // semid64Layout is the size of struct semid64_ds and the offsets of
 // sem_otime, sem_ctime and sem_nsems in it.
@@ -73,7 +97,8 @@ var arm64ABI = arch{
 	cloneTLSArg: 3, cloneCTIDArg: 4, statLayout: statGeneric,
 	vmArch: vm.ArchARM64, machine: "aarch64", syscallInsnLen: 4, restartSyscallNr: 128, fpReg: 29, lrReg: 30,
 	epollEventSize: 16, epollDataOff: 8, minSigStkSz: signals.MINSIGSTKSZ_ARM64,
-	semid64:      semid64Layout{size: 88, otime: 48, ctime: 56, nsems: 64},
+	semid64: semid64Layout{size: 88, otime: 48, ctime: 56, nsems: 64},
+	illCode: signals.ILL_ILLOPC, badFrameAtSP: true, uretprobeNr: noSyscall,
 	openFlagBits: openFlagBits{directory: 0o40000, nofollow: 0o100000, direct: 0o200000, largefile: 0o400000},
 }
 
@@ -82,7 +107,8 @@ var amd64ABI = arch{
 	cloneTLSArg: 4, cloneCTIDArg: 3, statLayout: statX86, vsyscall: true,
 	vmArch: vm.ArchAMD64, machine: "x86_64", syscallInsnLen: 2, restartSyscallNr: 219, fpReg: 5, lrReg: -1,
 	epollEventSize: 12, epollDataOff: 4, minSigStkSz: signals.MINSIGSTKSZ_AMD64,
-	semid64:      semid64Layout{size: 104, otime: 48, ctime: 64, nsems: 80},
+	semid64: semid64Layout{size: 104, otime: 48, ctime: 64, nsems: 80},
+	illCode: signals.ILL_ILLOPN, breakpointTrapLen: 1, uretprobeNr: uprobeSyscall,
 	openFlagBits: openFlagBits{directory: oDIRECTORY, nofollow: oNOFOLLOW, largefile: 0o100000},
 }
 
@@ -349,12 +375,12 @@ func (t *Task) run() {
 				return
 			}
 		case vm.ExitSyscall:
-			if t.tg.arch == &amd64ABI && t.cpu.Reg(amd64ABI.nr) == uprobeSyscall {
+			if a := t.tg.arch; t.cpu.Reg(a.nr) == a.uretprobeNr {
 				// sys_uretprobe: only the trampoline may call it (the
 				// model checks the caller and raises SIGILL otherwise,
 				// as without any XOL area); never restarted.
 				if t.utask != nil {
-					t.cpu.SetReg(amd64ABI.ret, t.utask.SysUretprobe(t.uregs))
+					t.cpu.SetReg(a.ret, t.utask.SysUretprobe(t.uregs))
 				} else {
 					t.forceSignal(signals.KernelInfo(signals.SIGILL))
 				}

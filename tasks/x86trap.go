@@ -147,3 +147,9 @@ func (t *Task) x86Step() vm.Exit {
 	t.forceSignal(signals.FaultInfo(signals.SIGTRAP, signals.TRAP_TRACE, ex.PC))
 	return vm.Exit{Reason: vm.ExitBudget, PC: ex.PC}
 }
+
+func init() {
+	// Set here, not in amd64ABI's declaration: recordX86Trap reaches
+	// code that reads the arch table (an initialization cycle).
+	amd64ABI.recordTrap = (*Task).recordX86Trap
+}
