@@ -488,6 +488,7 @@ func TestAVXNativeDifferential(t *testing.T) {
 		copy(want[:], b)
 		i := idx[k]
 		got, msg := avxRunUVM(t, code, states[k])
+		acceptDppsNaNPayloads(avxTemplates[i].asm, got[:32], want[:32]) // ymm0
 		for _, r := range avxTemplates[i].ignore {
 			copy(got[avOffMem+r[0]:avOffMem+r[1]], want[avOffMem+r[0]:avOffMem+r[1]])
 		}
