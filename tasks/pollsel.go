@@ -165,7 +165,7 @@ func (t *Task) setSigmask(maskAddr, size uint64) (func(ret uint64) uint64, Errno
 	old := t.blocked
 	t.setBlocked(signals.SigSet(v))
 	return func(ret uint64) uint64 {
-		if ret == errRet(Errno(erestartnohand)) && t.sigPending() {
+		if (ret == errRet(Errno(erestartnohand)) || ret == errRet(EINTR)) && t.sigPending() {
 			t.savedBlocked = &old
 		} else {
 			t.setBlocked(old)

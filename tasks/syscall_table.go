@@ -94,37 +94,11 @@ func init() {
 		sysChdir:     func(t *Task, a [6]uint64) uint64 { return t.sysChdir(a[0]) },
 		sysFchdir:    func(t *Task, a [6]uint64) uint64 { return t.sysFchdir(int32(a[0])) },
 		sysFtruncate: func(t *Task, a [6]uint64) uint64 { return t.sysFtruncateAny(int32(a[0]), int64(a[1])) },
-		sysFsync: func(t *Task, a [6]uint64) uint64 {
-			f, ok := t.tg.fds.get(int32(a[0]))
-			if !ok {
-				return errRet(EBADF)
-			}
-			if h, isHost := f.hostOS(); isHost {
-				// The host file's data reaches its disk; in-kernel objects
-				// (pipes, sockets, memfds) have nothing to flush.
-				if err := h.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.EROFS) {
-					return errRet(errnoOf(err))
-				}
-			}
-			return 0
-		},
-		sysFdatasync: func(t *Task, a [6]uint64) uint64 {
-			f, ok := t.tg.fds.get(int32(a[0]))
-			if !ok {
-				return errRet(EBADF)
-			}
-			if h, isHost := f.hostOS(); isHost {
-				// The host file's data reaches its disk; in-kernel objects
-				// (pipes, sockets, memfds) have nothing to flush.
-				if err := h.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.EROFS) {
-					return errRet(errnoOf(err))
-				}
-			}
-			return 0
-		},
-		sysFchmod:   func(t *Task, a [6]uint64) uint64 { return t.sysFchmod(int32(a[0]), a[1]) },
-		sysChmod:    func(t *Task, a [6]uint64) uint64 { return t.sysFchmodat2(atFDCWD, a[0], uint32(a[1]), 0) },
-		sysFchmodat: func(t *Task, a [6]uint64) uint64 { return t.sysFchmodat2(int32(a[0]), a[1], uint32(a[2]), 0) },
+		sysFsync:     sysFsyncHandler,
+		sysFdatasync: sysFsyncHandler,
+		sysFchmod:    func(t *Task, a [6]uint64) uint64 { return t.sysFchmod(int32(a[0]), a[1]) },
+		sysChmod:     func(t *Task, a [6]uint64) uint64 { return t.sysFchmodat2(atFDCWD, a[0], uint32(a[1]), 0) },
+		sysFchmodat:  func(t *Task, a [6]uint64) uint64 { return t.sysFchmodat2(int32(a[0]), a[1], uint32(a[2]), 0) },
 		sysUmask: func(t *Task, a [6]uint64) uint64 {
 			t.tg.mu.Lock()
 			old := t.tg.umask
@@ -139,12 +113,8 @@ func init() {
 		sysEventfd2:     func(t *Task, a [6]uint64) uint64 { return t.sysEventfd2(a[0], a[1]) },
 		sysEpollCreate1: func(t *Task, a [6]uint64) uint64 { return t.sysEpollCreate1(a[0]) },
 		sysEpollCtl:     func(t *Task, a [6]uint64) uint64 { return t.sysEpollCtl(int32(a[0]), a[1], int32(a[2]), a[3]) },
-		sysEpollWait: func(t *Task, a [6]uint64) uint64 {
-			return t.sysEpollWait(int32(a[0]), a[1], int32(a[2]), int64(int32(a[3])))
-		},
-		sysEpollPwait: func(t *Task, a [6]uint64) uint64 {
-			return t.sysEpollWait(int32(a[0]), a[1], int32(a[2]), int64(int32(a[3])))
-		},
+		sysEpollWait:    sysEpollWaitHandler,
+		sysEpollPwait:   sysEpollPwaitHandler,
 		// memory
 		sysMmap:       func(t *Task, a [6]uint64) uint64 { return t.sysMmap(a[0], a[1], a[2], a[3], int32(a[4]), a[5]) },
 		sysMunmap:     func(t *Task, a [6]uint64) uint64 { return t.sysMunmap(a[0], a[1]) },
@@ -261,4 +231,35 @@ func init() {
 		sysTkill:         func(t *Task, a [6]uint64) uint64 { return t.sysTgkill(t.tg.pid, int32(a[0]), int(a[1])) },
 		sysKill:          func(t *Task, a [6]uint64) uint64 { return t.sysKill(int32(a[0]), int(a[1])) },
 	}
+}
+
+// sysFsyncHandler is fsync and fdatasync: a host file's data reaches its
+// disk; in-kernel objects (pipes, sockets, memfds) have nothing to flush.
+func sysFsyncHandler(t *Task, a [6]uint64) uint64 {
+	f, ok := t.tg.fds.get(int32(a[0]))
+	if !ok {
+		return errRet(EBADF)
+	}
+	if h, isHost := f.hostOS(); isHost {
+		if err := h.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.EROFS) {
+			return errRet(errnoOf(err))
+		}
+	}
+	return 0
+}
+
+func sysEpollWaitHandler(t *Task, a [6]uint64) uint64 {
+	return t.sysEpollWait(int32(a[0]), a[1], int32(a[2]), int64(int32(a[3])))
+}
+
+// sysEpollPwaitHandler is epoll_pwait: epoll_wait with the signal mask
+// at a[4] (sigsetsize a[5]) installed for the wait; when a signal ends
+// it (EINTR) the mask stays until the handler has run, as
+// restore_saved_sigmask_unless does.
+func sysEpollPwaitHandler(t *Task, a [6]uint64) uint64 {
+	end, e := t.setSigmask(a[4], a[5])
+	if e != 0 {
+		return errRet(e)
+	}
+	return end(sysEpollWaitHandler(t, a))
 }

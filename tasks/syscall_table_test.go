@@ -143,3 +143,20 @@ func TestSyscallRestartRegisters(t *testing.T) {
 		})
 	}
 }
+
+// TestEpollPwaitSigmask: epoll_pwait checks its sigset size, installs
+// the mask only for the wait and restores it when no signal ended it.
+func TestEpollPwaitSigmask(t *testing.T) {
+	for _, a := range []*arch{&amd64ABI, &arm64ABI} {
+		t.Run(a.name, func(t *testing.T) {
+			task := testTaskArch(t, a)
+			ep := callSyscall(t, task, "epoll_create1", 0)
+			require.Less(t, int64(ep), int64(4096), "epoll_create1: %d", int64(ep))
+			require.Zero(t, task.putU64(scratch+256, 1<<(signals.SIGUSR1-1)))
+			require.Equal(t, errRet(EINVAL), callSyscall(t, task, "epoll_pwait", ep, scratch, 4, 0, scratch+256, 4), "sigsetsize 4")
+			before := task.blocked
+			require.Zero(t, callSyscall(t, task, "epoll_pwait", ep, scratch, 4, 0, scratch+256, 8), "nothing ready, timeout 0")
+			require.Equal(t, before, task.blocked, "the temporary mask is gone after the call")
+		})
+	}
+}
