@@ -129,7 +129,7 @@ func (t *Task) openFlags(f uint64) int {
 }
 
 func (t *Task) sysOpenat(dirfd int32, pathAddr, flags, mode uint64) uint64 {
-	g, _, e := t.resolve(dirfd, pathAddr)
+	g, pa, e := t.resolveAt(dirfd, pathAddr)
 	if e != 0 {
 		return errRet(e)
 	}
@@ -162,7 +162,7 @@ func (t *Task) sysOpenat(dirfd int32, pathAddr, flags, mode uint64) uint64 {
 		// open would block this thread where no signal reaches it).
 		hostFlags |= syscall.O_NONBLOCK
 	}
-	fsys, name := t.lookup(g)
+	fsys, name := t.lookupAt(g, pa)
 	if fl&oNOFOLLOW != 0 {
 		if fi, err := fsys.lstat(name); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 			return errRet(ELOOP)
@@ -505,13 +505,14 @@ func (t *Task) statAt(dirfd int32, pathAddr, flags uint64) (hostStat, Errno) {
 	if e != 0 {
 		return hostStat{}, e
 	}
+	pa := pathArg{dirfd, p}
 	if st, ok := t.procStat(g); ok {
 		return st, 0
 	}
 	if st, ok := t.devStat(g); ok {
 		return st, 0
 	}
-	fsys, name := t.lookup(g)
+	fsys, name := t.lookupAt(g, pa)
 	var fi fs.FileInfo
 	var err error
 	// A trailing slash asks for a directory: the last component is
@@ -624,7 +625,7 @@ func (t *Task) sysGetdents64(fd int32, buf, n uint64) uint64 {
 }
 
 func (t *Task) sysReadlinkat(dirfd int32, pathAddr, buf, n uint64) uint64 {
-	g, _, e := t.resolve(dirfd, pathAddr)
+	g, pa, e := t.resolveAt(dirfd, pathAddr)
 	if e != 0 {
 		return errRet(e)
 	}
@@ -649,7 +650,7 @@ func (t *Task) sysReadlinkat(dirfd int32, pathAddr, buf, n uint64) uint64 {
 		target = f.path
 	} else {
 		var err error
-		fsys, name := t.lookup(g)
+		fsys, name := t.lookupAt(g, pa)
 		target, err = fsys.readlink(name)
 		if err != nil {
 			return errRet(errnoOf(err))
@@ -830,7 +831,7 @@ func (t *Task) lastIsDot(dirfd int32, addr uint64) (dot, dotdot bool, e Errno) {
 		if e != 0 {
 			return false, false, e
 		}
-		fsys, name := t.lookup(g)
+		fsys, name := t.lookupAt(g, pathArg{dirfd, p[:i]})
 		if _, err := fsys.stat(name); err != nil {
 			return false, false, errnoOf(err)
 		}
@@ -839,7 +840,7 @@ func (t *Task) lastIsDot(dirfd int32, addr uint64) (dot, dotdot bool, e Errno) {
 }
 
 func (t *Task) sysUnlinkat(dirfd int32, pathAddr, flags uint64) uint64 {
-	g, _, e := t.resolve(dirfd, pathAddr)
+	g, pa, e := t.resolveAt(dirfd, pathAddr)
 	if e != 0 {
 		return errRet(e)
 	}
@@ -855,7 +856,7 @@ func (t *Task) sysUnlinkat(dirfd int32, pathAddr, flags uint64) uint64 {
 			return errRet(ENOTEMPTY)
 		}
 	}
-	fsys, name := t.lookup(g)
+	fsys, name := t.lookupAt(g, pa)
 	fi, err := fsys.lstat(name)
 	if err != nil {
 		return errRet(errnoOf(err))
@@ -873,7 +874,7 @@ func (t *Task) sysUnlinkat(dirfd int32, pathAddr, flags uint64) uint64 {
 }
 
 func (t *Task) sysMkdirat(dirfd int32, pathAddr, mode uint64) uint64 {
-	g, _, e := t.resolve(dirfd, pathAddr)
+	g, pa, e := t.resolveAt(dirfd, pathAddr)
 	if e != 0 {
 		return errRet(e)
 	}
@@ -885,23 +886,26 @@ func (t *Task) sysMkdirat(dirfd int32, pathAddr, mode uint64) uint64 {
 	if mode&0o1000 != 0 {
 		perm |= fs.ModeSticky
 	}
-	fsys, name := t.lookup(g)
+	fsys, name := t.lookupAt(g, pa)
 	return errOr0(errnoOf(fsys.mkdir(name, perm)))
 }
 
 // twoPaths resolves the two path arguments of rename and link; both must
 // be in the same file system (EXDEV otherwise).
 func (t *Task) twoPaths(oldfd int32, oldAddr uint64, newfd int32, newAddr uint64) (fsys vfs, o, n string, e Errno) {
-	og, _, e := t.resolve(oldfd, oldAddr)
+	og, opa, e := t.resolveAt(oldfd, oldAddr)
 	if e != 0 {
 		return nil, "", "", e
 	}
-	ng, _, e := t.resolve(newfd, newAddr)
+	ng, npa, e := t.resolveAt(newfd, newAddr)
 	if e != 0 {
 		return nil, "", "", e
 	}
-	ofs, o := t.lookup(og)
-	nfs, n := t.lookup(ng)
+	ofs, o := t.lookupAt(og, opa)
+	nfs, n := t.lookupAt(ng, npa)
+	if two, ok := pairVFS(ofs, nfs); ok {
+		return two, o, n, 0
+	}
 	if ofs != nfs {
 		return nil, "", "", EXDEV
 	}
@@ -927,7 +931,10 @@ func (t *Task) sysRenameat(oldfd int32, oldAddr uint64, newfd int32, newAddr uin
 }
 
 func (t *Task) sysGetcwd(buf, size uint64) uint64 {
-	cwd := t.tg.getCwd()
+	cwd, e := t.cwdPath()
+	if e != 0 {
+		return errRet(e)
+	}
 	b := append([]byte(cwd), 0)
 	if uint64(len(b)) > size {
 		return errRet(ERANGE)
@@ -938,27 +945,13 @@ func (t *Task) sysGetcwd(buf, size uint64) uint64 {
 	return uint64(len(b))
 }
 
-func (t *Task) chdirTo(g string) uint64 {
-	fsys, name := t.lookup(g)
-	fi, err := fsys.stat(name)
-	if err != nil {
-		return errRet(errnoOf(err))
-	}
-	if !fi.IsDir() {
-		return errRet(ENOTDIR)
-	}
-	t.tg.mu.Lock()
-	t.tg.cwd = g
-	t.tg.mu.Unlock()
-	return 0
-}
-
 func (t *Task) sysChdir(pathAddr uint64) uint64 {
-	g, _, e := t.resolve(atFDCWD, pathAddr)
+	g, pa, e := t.resolveAt(atFDCWD, pathAddr)
 	if e != 0 {
 		return errRet(e)
 	}
-	return t.chdirTo(g)
+	fsys, name := t.lookupAt(g, pa)
+	return t.chdirAt(fsys, name, g)
 }
 
 func (t *Task) sysFchdir(fd int32) uint64 {
@@ -966,7 +959,13 @@ func (t *Task) sysFchdir(fd int32) uint64 {
 	if !ok {
 		return errRet(EBADF)
 	}
-	return t.chdirTo(f.path)
+	if h, ok := f.hostOS(); ok {
+		if fsys, ok := anchorVFS(t.tg.k.fs, h, f.path); ok {
+			return t.chdirAt(fsys, ".", f.path)
+		}
+	}
+	fsys, name := t.lookup(f.path)
+	return t.chdirAt(fsys, name, f.path)
 }
 
 func (t *Task) sysFchmod(fd int32, mode uint64) uint64 {
@@ -1023,11 +1022,11 @@ func (t *Task) sysSymlinkat(targetAddr uint64, newfd int32, newAddr uint64) uint
 	if e != 0 {
 		return errRet(e)
 	}
-	ng, _, e := t.resolve(newfd, newAddr)
+	ng, npa, e := t.resolveAt(newfd, newAddr)
 	if e != 0 {
 		return errRet(e)
 	}
-	fsys, name := t.lookup(ng)
+	fsys, name := t.lookupAt(ng, npa)
 	return errOr0(errnoOf(fsys.symlink(target, name)))
 }
 
