@@ -959,7 +959,7 @@ func (t *Task) sysFchdir(fd int32) uint64 {
 	if !ok {
 		return errRet(EBADF)
 	}
-	if h, ok := f.hostOS(); ok {
+	if h, ok := f.hostOS(); ok && anchorInRoot(t.tg.k.fs, h) {
 		if fsys, ok := anchorVFS(t.tg.k.fs, h, f.path); ok {
 			return t.chdirAt(fsys, ".", f.path)
 		}

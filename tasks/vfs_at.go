@@ -106,7 +106,7 @@ func (t *Task) anchor(dirfd int32) (*os.File, string) {
 		return nil, ""
 	}
 	h, ok := f.hostOS()
-	if !ok {
+	if !ok || !anchorInRoot(t.tg.k.fs, h) {
 		return nil, ""
 	}
 	return h, f.path

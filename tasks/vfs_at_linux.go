@@ -586,3 +586,69 @@ func unconfinedAt(fsys vfs, op func(dfd int) Errno) (Errno, bool) {
 	}
 	return e, true
 }
+
+// maxDepth bounds anchorInRoot's climb (a path of PATH_MAX bytes has at
+// most half as many components; deeper trees are climbed this far).
+const maxDepth = 1 << 16
+
+// anchorInRoot reports whether a guest descriptor's directory may anchor
+// lookups: always unconfined; under --root only when it lies inside the
+// root. Directories the guest opened do, but a descriptor it was handed
+// (a directory as stdin) may be anywhere on the host, and RESOLVE_BENEATH
+// from it would reach there. Checked on the kernel's current path, or by
+// climbing ".." where that is longer than a page.
+func anchorInRoot(fsys vfs, dir *os.File) bool {
+	r, ok := fsys.(*rootVFS)
+	if !ok {
+		return true
+	}
+	rc, err := dir.SyscallConn()
+	if err != nil {
+		return false
+	}
+	in := false
+	rc.Control(func(fd uintptr) {
+		_, err := r.pathInRoot(int(fd))
+		if err != unix.ENAMETOOLONG {
+			in = err == nil
+			return
+		}
+		in = r.climbsToRoot(int(fd))
+	})
+	return in
+}
+
+// climbsToRoot follows ".." from dfd until the root (true) or the host's
+// own root, a directory that is its own parent (false).
+func (r *rootVFS) climbsToRoot(dfd int) bool {
+	var root unix.Stat_t
+	if unix.Fstat(r.fd, &root) != nil {
+		return false
+	}
+	cur, err := unix.Openat(dfd, ".", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer func() { unix.Close(cur) }()
+	var prev unix.Stat_t
+	for i := 0; i < maxDepth; i++ {
+		var st unix.Stat_t
+		if unix.Fstat(cur, &st) != nil {
+			return false
+		}
+		if st.Dev == root.Dev && st.Ino == root.Ino {
+			return true
+		}
+		if i > 0 && st.Dev == prev.Dev && st.Ino == prev.Ino {
+			return false
+		}
+		prev = st
+		up, err := unix.Openat(cur, "..", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return false
+		}
+		unix.Close(cur)
+		cur = up
+	}
+	return false
+}

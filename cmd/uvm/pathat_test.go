@@ -87,3 +87,35 @@ func TestPathAtRoot(t *testing.T) {
 		}
 	}
 }
+
+// TestRootEscapeStdinDir hands the confined guest a directory outside its
+// root as stdin (escape_at stdin): natively, under chroot(2), openat and
+// fchdir on it are a way out; under --root uvm must look nothing up from
+// a directory outside the root, so no attempt reads the outside file.
+func TestRootEscapeStdinDir(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("--root needs Linux (openat2)")
+	}
+	for _, arch := range guestArches {
+		jail := makeJail(t, arch)
+		bin, err := os.ReadFile("../../testdata/bin/" + arch + "/escape_at")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(jail, "bin", "escape_at"), bin, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		dir, err := os.Open(filepath.Dir(jail))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var o, e bytes.Buffer
+		code := run([]string{"run", "--det", "--root", jail, "/bin/escape_at", "stdin"}, dir, &o, &e)
+		dir.Close()
+		want := "openat(stdin, outside.txt): ENOENT\nopenat(stdin, jail/inside.txt): ENOENT\nfchdir stdin: ENOENT\n" +
+			"openat(cwd, outside.txt): ENOENT\nopenat(cwd, inside.txt): \"inside\"\n"
+		if code != 0 || o.String() != want {
+			t.Errorf("%s: status %d\n--- got\n%s--- want\n%s--- stderr\n%s", arch, code, o.String(), want, e.String())
+		}
+	}
+}

@@ -7,7 +7,8 @@
 // it. The root is escape's (see cmd/uvm root_test.go's makeJail): /inside.txt
 // inside, outside.txt in DIR's parent, /abs -> /outside.txt, /up ->
 // ../../../../../outside.txt, /dir -> /.. . Every attempt must resolve
-// inside DIR.
+// inside DIR. "escape_at stdin" tries the same from a directory outside
+// the root given as stdin.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -73,8 +74,19 @@ static void *swapper(void *arg) {
 	return NULL;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
 	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc > 1 && strcmp(argv[1], "stdin") == 0) {
+		// stdin is a directory outside the root, handed in by the
+		// harness: natively (chroot) it is a way out; uvm must not
+		// look anything up from it.
+		try_at(0, "stdin", "outside.txt");
+		try_at(0, "stdin", "jail/inside.txt");
+		result("fchdir stdin", fchdir(0));
+		try_at(AT_FDCWD, "cwd", "outside.txt");
+		try_at(AT_FDCWD, "cwd", "inside.txt");
+		return 0;
+	}
 	int root = open("/", O_RDONLY | O_DIRECTORY);
 	try_at(root, "/", "inside.txt");
 	try_at(root, "/", "../outside.txt");
