@@ -178,7 +178,7 @@ func (t *Task) sysFchownat(dirfd int32, pathAddr uint64, uid, gid uint32, flags 
 	if e != 0 {
 		return errRet(e)
 	}
-	fsys, name := t.lookup(g)
+	fsys, name := t.lookupAt(g, pathArg{dirfd, p})
 	v, ok := fsys.(vfsCreds)
 	if _, synth := t.procStat(g); synth || !ok {
 		// /proc and /dev entries belong to the kernel's model.
@@ -271,7 +271,7 @@ func (t *Task) sysFchmodat2(dirfd int32, pathAddr uint64, mode uint32, flags uin
 	if e != 0 {
 		return errRet(e)
 	}
-	fsys, name := t.lookup(g)
+	fsys, name := t.lookupAt(g, pathArg{dirfd, p})
 	return errOr0(errnoOf(fsys.chmod(name, goMode(mode))))
 }
 
@@ -316,11 +316,11 @@ func (t *Task) sysMknodat(dirfd int32, pathAddr uint64, mode uint32, dev uint64)
 	default:
 		return errRet(EINVAL)
 	}
-	g, _, e := t.resolve(dirfd, pathAddr)
+	g, pa, e := t.resolveAt(dirfd, pathAddr)
 	if e != 0 {
 		return errRet(e)
 	}
-	fsys, name := t.lookup(g)
+	fsys, name := t.lookupAt(g, pa)
 	if _, err := fsys.lstat(name); err == nil {
 		return errRet(EEXIST)
 	}

@@ -127,11 +127,11 @@ func (t *Task) sysSetns(fd int32, nstype uint64) uint64 {
 // sysMount resolves the target first (ENOENT, ENOTDIR, EFAULT come
 // before the permission check in Linux's do_mount), then refuses.
 func (t *Task) sysMount(target uint64) uint64 {
-	g, _, e := t.resolve(atFDCWD, target)
+	g, pa, e := t.resolveAt(atFDCWD, target)
 	if e != 0 {
 		return errRet(e)
 	}
-	fsys, name := t.lookup(g)
+	fsys, name := t.lookupAt(g, pa)
 	if _, err := fsys.stat(name); err != nil {
 		return errRet(errnoOf(err))
 	}

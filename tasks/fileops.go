@@ -180,9 +180,17 @@ func (h *hostFile) readdir(t *Task, f *openFile) ([]dirent, Errno) {
 	self := statFromInfo(fi)
 	list := []dirent{{".", self.ino, dtDir}}
 	parent := self.ino
-	pfs, pname := t.lookup(path.Dir(f.path))
-	if pfi, err := pfs.stat(pname); err == nil {
-		parent = statFromInfo(pfi).ino
+	if f.path != "/" {
+		// From the descriptor, as every entry's below: the path may
+		// name another directory by now, or be longer than PATH_MAX.
+		if ino, ok := inoAt(h.f, "..", true); ok {
+			parent = ino
+		} else {
+			pfs, pname := t.lookup(path.Dir(f.path))
+			if pfi, err := pfs.stat(pname); err == nil {
+				parent = statFromInfo(pfi).ino
+			}
+		}
 	}
 	if t.tg.k.det != nil {
 		list[0].ino, parent = pathInode(f.path), pathInode(path.Dir(f.path))
@@ -191,13 +199,17 @@ func (h *hostFile) readdir(t *Task, f *openFile) ([]dirent, Errno) {
 	efs, _ := t.lookup(f.path)
 	_, unconfined := efs.(hostVFS)
 	for _, e := range ents {
-		var ino uint64
-		if unconfined {
+		// The descriptor's own entry: the path may name another
+		// directory by now, or be longer than PATH_MAX.
+		ino, ok := inoAt(h.f, e.Name(), false)
+		if !ok && unconfined {
 			if info, err := e.Info(); err == nil {
 				ino = statFromInfo(info).ino
 			}
-		} else if info, err := efs.lstat(path.Join(f.path, e.Name())); err == nil {
-			ino = statFromInfo(info).ino
+		} else if !ok {
+			if info, err := efs.lstat(path.Join(f.path, e.Name())); err == nil {
+				ino = statFromInfo(info).ino
+			}
 		}
 		if t.tg.k.det != nil {
 			ino = pathInode(path.Join(f.path, e.Name()))

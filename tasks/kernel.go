@@ -178,6 +178,9 @@ type Kernel struct {
 	// Options.Root); fsErr is why it could not be set up (Start fails).
 	fs    vfs
 	fsErr error
+	// root is fs's "/" opened as a directory anchor (see pathArg),
+	// once, by rootAnchor.
+	root rootAnchor
 	// acct is the memory limit every address space is charged to.
 	acct *vm.MemAccount
 	// threads counts live guest threads (Limits.MaxThreads).

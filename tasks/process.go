@@ -129,7 +129,7 @@ func (t *Task) forkProcess(flags, stack, ptid, tls, ctid uint64) uint64 {
 	}
 	tg.mu.Lock()
 	child := &ThreadGroup{k: k, arch: tg.arch, mm: mm, img: tg.img, done: make(chan struct{}),
-		cwd: tg.cwd, umask: tg.umask, cmdline: tg.cmdline, environ: tg.environ, rlim: tg.rlim}
+		cwd: tg.cwd, cwdDir: tg.cwdDir, umask: tg.umask, cmdline: tg.cmdline, environ: tg.environ, rlim: tg.rlim}
 	tg.mu.Unlock()
 	child.pid = childPid
 	child.umm = umm

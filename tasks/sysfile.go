@@ -151,7 +151,7 @@ func (a *arch) guestOpenFlags(fl int) int {
 }
 
 func (t *Task) sysOpenat(dirfd int32, pathAddr, flags, mode uint64) uint64 {
-	g, _, e := t.resolve(dirfd, pathAddr)
+	g, pa, e := t.resolveAt(dirfd, pathAddr)
 	if e != 0 {
 		return errRet(e)
 	}
@@ -184,7 +184,7 @@ func (t *Task) sysOpenat(dirfd int32, pathAddr, flags, mode uint64) uint64 {
 		// open would block this thread where no signal reaches it).
 		hostFlags |= syscall.O_NONBLOCK
 	}
-	if g, e = t.procFollowLast(g, fl&oNOFOLLOW == 0); e != 0 {
+	if g, pa, e = t.procFollowAt(g, pa, fl&oNOFOLLOW == 0); e != 0 {
 		return errRet(e)
 	}
 	if of, ok, e := t.procOpenAt(g, fl); ok {
@@ -194,7 +194,7 @@ func (t *Task) sysOpenat(dirfd int32, pathAddr, flags, mode uint64) uint64 {
 		fd, e := t.tg.fds.alloc(of, 0, fl&oCLOEXEC != 0)
 		return retFD(fd, e)
 	}
-	fsys, name := t.lookup(g)
+	fsys, name := t.lookupAt(g, pa)
 	if fl&oNOFOLLOW != 0 {
 		if fi, err := fsys.lstat(name); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 			return errRet(ELOOP)
@@ -525,7 +525,8 @@ func (t *Task) statAt(dirfd int32, pathAddr, flags uint64) (hostStat, Errno) {
 	// path_lookupat's LOOKUP_DIRECTORY).
 	dirOnly := len(p) > 1 && strings.HasSuffix(p, "/")
 	follow := flags&atSymlinkNofollow == 0 || dirOnly
-	if g, e = t.procFollowLast(g, follow); e != 0 {
+	pa := pathArg{dirfd, p}
+	if g, pa, e = t.procFollowAt(g, pa, follow); e != 0 {
 		return hostStat{}, e
 	}
 	if st, ok, e := t.procStatAt(g, follow); ok {
@@ -537,7 +538,7 @@ func (t *Task) statAt(dirfd int32, pathAddr, flags uint64) (hostStat, Errno) {
 	if st, ok := t.devStat(g); ok {
 		return st, 0
 	}
-	fsys, name := t.lookup(g)
+	fsys, name := t.lookupAt(g, pa)
 	var fi fs.FileInfo
 	var err error
 	if flags&atSymlinkNofollow != 0 && !dirOnly {
@@ -646,7 +647,7 @@ func (t *Task) sysGetdents64(fd int32, buf, n uint64) uint64 {
 }
 
 func (t *Task) sysReadlinkat(dirfd int32, pathAddr, buf, n uint64) uint64 {
-	g, _, e := t.resolve(dirfd, pathAddr)
+	g, pa, e := t.resolveAt(dirfd, pathAddr)
 	if e != 0 {
 		return errRet(e)
 	}
@@ -656,7 +657,7 @@ func (t *Task) sysReadlinkat(dirfd int32, pathAddr, buf, n uint64) uint64 {
 	}
 	if !ok {
 		var err error
-		fsys, name := t.lookup(g)
+		fsys, name := t.lookupAt(g, pa)
 		target, err = fsys.readlink(name)
 		if err != nil {
 			return errRet(errnoOf(err))
@@ -838,7 +839,7 @@ func (t *Task) lastIsDot(dirfd int32, addr uint64) (dot, dotdot bool, e Errno) {
 		if e != 0 {
 			return false, false, e
 		}
-		fsys, name := t.lookup(g)
+		fsys, name := t.lookupAt(g, pathArg{dirfd, p[:i]})
 		if _, err := fsys.stat(name); err != nil {
 			return false, false, errnoOf(err)
 		}
@@ -847,7 +848,7 @@ func (t *Task) lastIsDot(dirfd int32, addr uint64) (dot, dotdot bool, e Errno) {
 }
 
 func (t *Task) sysUnlinkat(dirfd int32, pathAddr, flags uint64) uint64 {
-	g, _, e := t.resolve(dirfd, pathAddr)
+	g, pa, e := t.resolveAt(dirfd, pathAddr)
 	if e != 0 {
 		return errRet(e)
 	}
@@ -863,7 +864,7 @@ func (t *Task) sysUnlinkat(dirfd int32, pathAddr, flags uint64) uint64 {
 			return errRet(ENOTEMPTY)
 		}
 	}
-	fsys, name := t.lookup(g)
+	fsys, name := t.lookupAt(g, pa)
 	fi, err := fsys.lstat(name)
 	if err != nil {
 		return errRet(errnoOf(err))
@@ -881,7 +882,7 @@ func (t *Task) sysUnlinkat(dirfd int32, pathAddr, flags uint64) uint64 {
 }
 
 func (t *Task) sysMkdirat(dirfd int32, pathAddr, mode uint64) uint64 {
-	g, _, e := t.resolve(dirfd, pathAddr)
+	g, pa, e := t.resolveAt(dirfd, pathAddr)
 	if e != 0 {
 		return errRet(e)
 	}
@@ -893,23 +894,26 @@ func (t *Task) sysMkdirat(dirfd int32, pathAddr, mode uint64) uint64 {
 	if mode&0o1000 != 0 {
 		perm |= fs.ModeSticky
 	}
-	fsys, name := t.lookup(g)
+	fsys, name := t.lookupAt(g, pa)
 	return errOr0(errnoOf(fsys.mkdir(name, perm)))
 }
 
 // twoPaths resolves the two path arguments of rename and link; both must
 // be in the same file system (EXDEV otherwise).
 func (t *Task) twoPaths(oldfd int32, oldAddr uint64, newfd int32, newAddr uint64) (fsys vfs, o, n string, e Errno) {
-	og, _, e := t.resolve(oldfd, oldAddr)
+	og, opa, e := t.resolveAt(oldfd, oldAddr)
 	if e != 0 {
 		return nil, "", "", e
 	}
-	ng, _, e := t.resolve(newfd, newAddr)
+	ng, npa, e := t.resolveAt(newfd, newAddr)
 	if e != 0 {
 		return nil, "", "", e
 	}
-	ofs, o := t.lookup(og)
-	nfs, n := t.lookup(ng)
+	ofs, o := t.lookupAt(og, opa)
+	nfs, n := t.lookupAt(ng, npa)
+	if two, ok := pairVFS(ofs, nfs); ok {
+		return two, o, n, 0
+	}
 	if ofs != nfs {
 		return nil, "", "", EXDEV
 	}
@@ -935,7 +939,10 @@ func (t *Task) sysRenameat(oldfd int32, oldAddr uint64, newfd int32, newAddr uin
 }
 
 func (t *Task) sysGetcwd(buf, size uint64) uint64 {
-	cwd := t.tg.getCwd()
+	cwd, e := t.cwdPath()
+	if e != 0 {
+		return errRet(e)
+	}
 	b := append([]byte(cwd), 0)
 	if uint64(len(b)) > size {
 		return errRet(ERANGE)
@@ -946,43 +953,39 @@ func (t *Task) sysGetcwd(buf, size uint64) uint64 {
 	return uint64(len(b))
 }
 
-func (t *Task) chdirTo(g string) uint64 {
-	g, e := t.procFollowLast(g, true)
+// procChdir is chdir into a synthetic /proc directory (after its magic
+// links are followed): the cwd is the guest path alone, with no host
+// anchor. ok is false for names outside the synthetic /proc.
+func (t *Task) procChdir(g string) (ret uint64, ok bool) {
+	st, ok, e := t.procStatAt(g, true)
+	if !ok {
+		return 0, false
+	}
+	if e == 0 && st.mode&sIFMT != sIFDIR {
+		e = ENOTDIR
+	}
 	if e != 0 {
-		return errRet(e)
-	}
-	if st, ok, e := t.procStatAt(g, true); ok {
-		if e == 0 && st.mode&sIFMT != sIFDIR {
-			e = ENOTDIR
-		}
-		if e != 0 {
-			return errRet(e)
-		}
-		t.tg.mu.Lock()
-		t.tg.cwd = g
-		t.tg.mu.Unlock()
-		return 0
-	}
-	fsys, name := t.lookup(g)
-	fi, err := fsys.stat(name)
-	if err != nil {
-		return errRet(errnoOf(err))
-	}
-	if !fi.IsDir() {
-		return errRet(ENOTDIR)
+		return errRet(e), true
 	}
 	t.tg.mu.Lock()
-	t.tg.cwd = g
+	t.tg.cwd, t.tg.cwdDir = g, nil
 	t.tg.mu.Unlock()
-	return 0
+	return 0, true
 }
 
 func (t *Task) sysChdir(pathAddr uint64) uint64 {
-	g, _, e := t.resolve(atFDCWD, pathAddr)
+	g, pa, e := t.resolveAt(atFDCWD, pathAddr)
 	if e != 0 {
 		return errRet(e)
 	}
-	return t.chdirTo(g)
+	if g, pa, e = t.procFollowAt(g, pa, true); e != 0 {
+		return errRet(e)
+	}
+	if r, ok := t.procChdir(g); ok {
+		return r
+	}
+	fsys, name := t.lookupAt(g, pa)
+	return t.chdirAt(fsys, name, g)
 }
 
 func (t *Task) sysFchdir(fd int32) uint64 {
@@ -990,7 +993,16 @@ func (t *Task) sysFchdir(fd int32) uint64 {
 	if !ok {
 		return errRet(EBADF)
 	}
-	return t.chdirTo(f.path)
+	if h, ok := f.hostOS(); ok && anchorInRoot(t.tg.k.fs, h) {
+		if fsys, ok := anchorVFS(t.tg.k.fs, h, f.path); ok {
+			return t.chdirAt(fsys, ".", f.path)
+		}
+	}
+	if r, ok := t.procChdir(f.path); ok {
+		return r
+	}
+	fsys, name := t.lookup(f.path)
+	return t.chdirAt(fsys, name, f.path)
 }
 
 func (t *Task) sysFchmod(fd int32, mode uint64) uint64 {
@@ -1047,10 +1059,10 @@ func (t *Task) sysSymlinkat(targetAddr uint64, newfd int32, newAddr uint64) uint
 	if e != 0 {
 		return errRet(e)
 	}
-	ng, _, e := t.resolve(newfd, newAddr)
+	ng, npa, e := t.resolveAt(newfd, newAddr)
 	if e != 0 {
 		return errRet(e)
 	}
-	fsys, name := t.lookup(ng)
+	fsys, name := t.lookupAt(ng, npa)
 	return errOr0(errnoOf(fsys.symlink(target, name)))
 }

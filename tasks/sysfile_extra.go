@@ -54,7 +54,7 @@ func (t *Task) fsizeExceeded(size int64) bool {
 }
 
 func (t *Task) sysTruncate(pathAddr uint64, length int64) uint64 {
-	g, _, e := t.resolve(atFDCWD, pathAddr)
+	g, pa, e := t.resolveAt(atFDCWD, pathAddr)
 	if e != 0 {
 		return errRet(e)
 	}
@@ -64,7 +64,7 @@ func (t *Task) sysTruncate(pathAddr uint64, length int64) uint64 {
 	if _, ok := t.procStat(g); ok {
 		return errRet(EACCES)
 	}
-	fsys, name := t.lookup(g)
+	fsys, name := t.lookupAt(g, pa)
 	fi, err := fsys.stat(name)
 	if err != nil {
 		return errRet(errnoOf(err))
@@ -240,21 +240,24 @@ func (t *Task) utimes(dirfd int32, pathAddr uint64, ts *[2]syscall.Timespec, fla
 	if _, ok := t.procStat(g); ok {
 		return EACCES
 	}
-	fsys, name := t.lookup(g)
+	fsys, name := t.lookupAt(g, pathArg{dirfd, p})
 	nofollow := 0
 	if flags&atSymlinkNofollow != 0 {
 		nofollow = syscall.O_NOFOLLOW
 	}
+	fl := 0
+	if nofollow != 0 {
+		fl = atSymlinkNofollow
+	}
 	if hv, ok := fsys.(hostVFS); ok {
-		fl := 0
-		if nofollow != 0 {
-			fl = atSymlinkNofollow
-		}
 		return hostUtimensat(atFDCWD, hv.path(name), ts, fl)
+	}
+	if e, ok := unconfinedAt(fsys, func(dfd int) Errno { return hostUtimensat(dfd, name, ts, fl) }); ok {
+		return e
 	}
 	// Confined (--root): resolve inside the root, then act on the
 	// resolved file through its /proc/self/fd link.
-	if r, ok := fsys.(*rootVFS); ok && r.ro {
+	if r, ok := fsys.(interface{ readOnly() bool }); ok && r.readOnly() {
 		return EROFS
 	}
 	f, err := fsys.open(name, hostOPath|nofollow, 0)

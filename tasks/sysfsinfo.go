@@ -60,11 +60,11 @@ func (t *Task) xattrTarget(pathAddr uint64, fd int32, follow bool) (hostFD int, 
 		}
 		return int(h.Fd()), func() {}, 0
 	}
-	g, _, e := t.resolve(atFDCWD, pathAddr)
+	g, pa, e := t.resolveAt(atFDCWD, pathAddr)
 	if e != 0 {
 		return -1, nil, e
 	}
-	fsys, name := t.lookup(g)
+	fsys, name := t.lookupAt(g, pa)
 	flags := unix.O_PATH
 	if !follow {
 		flags |= unix.O_NOFOLLOW

@@ -133,12 +133,15 @@ type ThreadGroup struct {
 	pid  int32
 	fds  *fdTable
 
-	// mu protects tasks, retired, cwd, umask, the exit state, rlim and
+	// mu protects tasks, retired, cwd, cwdDir, umask, the exit state, rlim and
 	// xcpuSent (signal actions are sighand's, under its Siglock).
 	mu      sync.Mutex
 	tasks   map[int32]*Task
 	retired map[int32]uint64
 	cwd     string
+	// cwdDir is the cwd's host directory (O_PATH), which relative
+	// names start from (see pathArg); nil until first needed.
+	cwdDir  *os.File
 	umask   uint32
 	exiting bool
 	status  ExitStatus

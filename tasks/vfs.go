@@ -13,7 +13,9 @@ import (
 
 // vfs is the guest's view of the host file system. Every path operation of
 // the Linux layer goes through it, with guest absolute paths (already
-// cleaned; synthetic /proc entries never get here). Two implementations:
+// cleaned; synthetic /proc entries never get here), or, seen from a host
+// directory (atVFS, tasks/vfs_at_linux.go), with names relative to it as
+// the guest wrote them. Two implementations of the whole file system:
 //
 //   - hostVFS (no --root): guest paths are host paths, except that with
 //     a prefix (-L, qemu-user's QEMU_LD_PREFIX) an absolute path that
