@@ -63,7 +63,7 @@ func (t *Task) insnBound() int64 {
 
 // runSampledCycles is runSampled on the cycle clock.
 func (t *Task) runSampledCycles(prof *guestprof.Profiler, budget int64) vm.Exit {
-	if t.vc == nil { // no timing model: nothing to sample on
+	if t.vc == nil { // no virtual CPU (NewKernel requires the model): nothing to sample on
 		return t.cpu.Run(budget)
 	}
 	if !t.cclock.Armed() {
