@@ -55,6 +55,16 @@
 // "icache-misses", "dcache-misses" when a cache model is on) the caller
 // passes, per sample, the counts since the thread's previous sample.
 //
+// With Options.Cycles the clock is a timing model's virtual cycles
+// instead: each thread has a CycleClock, a sample is due each time its
+// cycles cross a multiple of the period (CycleClock.Due, then
+// Profiler.SampleCycles), and the caller cuts Run's budget so that the
+// crossing is found at the first block boundary past it (uvm: package
+// tasks, timing_pprof.go). The first sample value and the period type
+// are then "cycles", the cycles since the thread's previous sample; the
+// cycles by which samples came after their crossing (the skid) are
+// summarised in a profile comment.
+//
 // Profile cost (uvm's own time, host with 2 shared cores): under 2 µs
 // per sample of a 64-frame stack seen before, a few µs for a new stack;
 // writing the profile reads the DWARF of the units sampled (tens of ms
@@ -63,9 +73,9 @@
 //
 // # Profile format
 //
-// Sample types: instructions/count (the default), then the Extra names
-// (unit count); PeriodType instructions/count, Period the period. Every
-// sample carries a numeric label "tid". Locations are leaf first; a
+// Sample types: instructions/count (the default; cycles/count with
+// Options.Cycles), then the Extra names (unit count); PeriodType the
+// same as the first, Period the period. Every sample carries a numeric label "tid". Locations are leaf first; a
 // caller's address is its return address minus one (inside the call
 // instruction, as pprof expects). Mappings are the executable PT_LOAD
 // segments of the files mapped (start, limit and file offset page

@@ -34,6 +34,11 @@ type Options struct {
 	TimeNanos, DurationNanos int64
 	// Comments are added to the profile.
 	Comments []string
+	// Cycles makes the sampling clock a timing model's virtual cycles
+	// (CycleClock): Period is in cycles, the first sample value and the
+	// period type are "cycles", and Extra usually begins with
+	// "instructions".
+	Cycles bool
 }
 
 // Profiler accumulates guest stack samples and writes them as a pprof
@@ -57,6 +62,9 @@ type Profiler struct {
 	// scratch, reused by every sample
 	stack []uint64
 	key   []byte
+	// skid sums the cycles by which cycle-clock samples came after
+	// their crossing (SampleCycles).
+	skid skidStats
 }
 
 // mapKey identifies a profile mapping: an executable segment of an image
@@ -248,14 +256,21 @@ func (p *Profiler) mappingLocked(s *Symbolizer, addr uint64) int32 {
 func (p *Profiler) Profile() (*profile.Profile, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	unit := "instructions"
+	if p.opts.Cycles {
+		unit = "cycles"
+	}
 	prof := &profile.Profile{
-		SampleType:        []*profile.ValueType{{Type: "instructions", Unit: "count"}},
-		DefaultSampleType: "instructions",
-		PeriodType:        &profile.ValueType{Type: "instructions", Unit: "count"},
+		SampleType:        []*profile.ValueType{{Type: unit, Unit: "count"}},
+		DefaultSampleType: unit,
+		PeriodType:        &profile.ValueType{Type: unit, Unit: "count"},
 		Period:            int64(p.period),
 		TimeNanos:         p.opts.TimeNanos,
 		DurationNanos:     p.opts.DurationNanos,
 		Comments:          slices.Clone(p.opts.Comments),
+	}
+	if p.opts.Cycles {
+		prof.Comments = append(prof.Comments, p.skid.comment())
 	}
 	for _, e := range p.opts.Extra {
 		prof.SampleType = append(prof.SampleType, &profile.ValueType{Type: e, Unit: "count"})

@@ -68,7 +68,9 @@ type Options struct {
 	// search for schedule-dependent bugs reproducibly.
 	Chaos bool
 	// Profiler, when not nil, samples guest stacks every period of
-	// retired instructions (see package guestprof).
+	// retired instructions (see package guestprof), or of virtual
+	// cycles for a cycle-clock Profiler, which needs Deterministic and
+	// Machine (NewKernel panics otherwise).
 	Profiler *guestprof.Profiler
 	// Uprobes, when not nil, is the uprobe subsystem: probes registered
 	// in it are installed into every process that maps their file.
@@ -252,6 +254,9 @@ func NewKernel(opts Options) *Kernel {
 			k.tm = newTimingState(k, opts.Machine)
 			k.det.timed = true
 		}
+	}
+	if opts.Profiler.Cycles() && k.tm == nil {
+		panic("tasks: a cycle-clock guest profile needs Options.Deterministic and Options.Machine")
 	}
 	k.initVDSO()
 	return k

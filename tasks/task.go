@@ -266,6 +266,9 @@ type Task struct {
 	sliceLeft int64
 	// clock is the guest profiler's per-thread sampling clock.
 	clock guestprof.Clock
+	// cclock is its cycle clock (--pprof-clock=cycles; armed on the
+	// thread's first run, timing_pprof.go).
+	cclock guestprof.CycleClock
 	// vc is the thread's virtual CPU in the timing model (timing.go).
 	vc *timing.CPU
 	// comm is the thread's PR_SET_NAME name (protected by tg.mu; "":
@@ -577,6 +580,9 @@ func (t *Task) runSampled(budget int64) vm.Exit {
 	prof := t.tg.k.opts.Profiler
 	if prof == nil {
 		return t.cpu.Run(budget)
+	}
+	if prof.Cycles() {
+		return t.runSampledCycles(prof, budget) // timing_pprof.go
 	}
 	for {
 		start := t.cpu.Retired()

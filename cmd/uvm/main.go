@@ -93,7 +93,8 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		stats     = fl.Bool("stats", false, "print retired instructions, syscalls and unimplemented items at exit (stderr)")
 		argv0     = fl.String("0", "", "argv[0] for the guest (default: PROG)")
 		pprofOut  = fl.String("pprof", "", "write a pprof profile of the guest (sampled every --pprof-period retired instructions) to FILE")
-		pprofPer  = fl.Uint64("pprof-period", guestprof.DefaultPeriod, "guest profile sampling period, in retired instructions")
+		pprofPer  = fl.Uint64("pprof-period", guestprof.DefaultPeriod, "guest profile sampling period, in retired instructions (cycles with --pprof-clock=cycles)")
+		pprofClk  = fl.String("pprof-clock", "insns", "guest profile sampling clock: insns (retired instructions) or cycles (with --model: each thread's virtual on-CPU cycles)")
 		pprofCont = fl.String("pprof-contention", "", "with --model: write a contention profile of the modelled kernel locks (pprof contentions/delay, virtual ns) to FILE")
 		cpuprof   = fl.String("cpuprofile", "", "write a CPU profile of uvm itself (runtime/pprof) to FILE")
 		memprof   = fl.String("memprofile", "", "write a heap profile of uvm itself to FILE at exit")
@@ -244,6 +245,14 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}()
 	}
 	var pf *os.File
+	switch {
+	case *pprofClk != "insns" && *pprofClk != "cycles":
+		fmt.Fprintf(stderr, "uvm run: --pprof-clock wants insns or cycles, got %q\n", *pprofClk)
+		return 2
+	case *pprofClk == "cycles" && (*model == "" || *pprofOut == ""):
+		fmt.Fprintf(stderr, "uvm run: --pprof-clock=cycles needs --pprof and --det --model (the virtual cycle clock)\n")
+		return 2
+	}
 	if *pprofOut != "" {
 		if *pprofPer == 0 {
 			fmt.Fprintf(stderr, "uvm run: --pprof-period must be positive\n")
@@ -258,7 +267,11 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if opts.CacheModel != nil {
 			po.Extra = []string{"icache-misses", "dcache-misses"}
 		}
-		if *model != "" {
+		switch {
+		case *pprofClk == "cycles": // sampled on the cycle clock, then instructions and misses since the previous sample
+			po.Cycles = true
+			po.Extra = append([]string{"instructions"}, po.Extra...)
+		case *model != "":
 			po.Extra = append(po.Extra, "cycles") // virtual cycles since the thread's previous sample
 		}
 		if !opts.Deterministic {
