@@ -186,10 +186,6 @@ var procPIDNames = []string{"auxv", "cmdline", "comm", "cwd", "environ", "exe", 
 	"maps", "mem", "mountinfo", "mounts", "net", "oom_score", "oom_score_adj", "root", "smaps_rollup",
 	"stat", "statm", "status", "task"}
 
-// procHostNames are the per-process entries that describe the machine
-// (machineProcFile): listed, and served from the host's /proc.
-var procHostNames = map[string]bool{"mountinfo": true, "mounts": true, "net": true}
-
 // procSplit splits a path under /proc into its components (after
 // "/proc"); ok=false when g is not /proc or under it.
 func procSplit(g string) ([]string, bool) {

@@ -742,17 +742,6 @@ func (t *Task) commName() string {
 	return name
 }
 
-// leaderComm is /proc/PID/comm's name: the main thread's.
-func (tg *ThreadGroup) leaderComm(caller *Task) string {
-	tg.mu.Lock()
-	leader := tg.tasks[tg.pid]
-	tg.mu.Unlock()
-	if leader == nil {
-		leader = caller
-	}
-	return leader.commName()
-}
-
 // selfUsage is the process's own resource usage so far.
 func (tg *ThreadGroup) selfUsage() rusage {
 	ns := tg.k.opts.NsPerInsn

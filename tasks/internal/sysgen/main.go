@@ -278,9 +278,9 @@ func evalCond(expr string) (bool, error) {
 		}
 		switch f[1] {
 		case "==":
-			return 64 == n, nil
+			return n == 64, nil
 		case "!=":
-			return 64 != n, nil
+			return n != 64, nil
 		}
 	}
 	return false, fmt.Errorf("condition %q not understood", expr)
