@@ -719,6 +719,12 @@ block:
 					exit = undefinedExit(pc, in.Raw, "uvm: integer op without an implementation: "+in.Op.String())
 					goto done
 				}
+				if in.Op == decode.A64VLDR && in.Imm2&0xff == 1 { // LD1R, one register
+					if !c.ld1r(in) {
+						goto fault
+					}
+					break
+				}
 				if isSIMDHot(in.Op) && c.regs.execSIMDHot(in) { // simdhot.go
 					break
 				}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/uvm-emu/uvm/decode"
+	"github.com/uvm-emu/uvm/vm"
 )
 
 // TestSIMDHotMatchesExecSIMD decodes random instructions of the encoding
@@ -106,5 +107,46 @@ func TestMulLong16(t *testing.T) {
 		if st.V[in.Rd] != want {
 			t.Fatalf("%v q%d v%d,v%d,v%d: got %x, want %x", in.Op, in.Q, in.Rd, in.Rn, in.Rm, st.V[in.Rd], want)
 		}
+	}
+}
+
+// TestLD1RLoop runs LD1R through the loop's direct call (ld1r): the
+// replicated element, immediate and register post-indexing, and a fault
+// that reports the LD1R's PC and changes neither the vector nor the base.
+func TestLD1RLoop(t *testing.T) {
+	c := newTestCPU(t, []uint32{
+		0x4ddfc568, // ld1r {v8.8h}, [x11], #2
+		0x4dc3c569, // ld1r {v9.8h}, [x11], x3
+		0x4d40c96a, // ld1r {v10.4s}, [x11]
+		brk0,
+	})
+	if err := c.mm.Poke([]byte{0x34, 0x12, 0x78, 0x56, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xef, 0xbe, 0xad, 0xde}, tData); err != nil {
+		t.Fatal(err)
+	}
+	c.SetReg(11, tData)
+	c.SetReg(3, 16)
+	runToBrk(t, c)
+	if v := c.regs.V[8]; v != [2]uint64{0x1234123412341234, 0x1234123412341234} {
+		t.Errorf("v8 = %x", v)
+	}
+	if v := c.regs.V[9]; v != [2]uint64{0x5678567856785678, 0x5678567856785678} {
+		t.Errorf("v9 = %x", v)
+	}
+	if v := c.regs.V[10]; v != [2]uint64{0xdeadbeefdeadbeef, 0xdeadbeefdeadbeef} {
+		t.Errorf("v10 = %x", v)
+	}
+	if got := c.Reg(11); got != tData+18 {
+		t.Errorf("x11 = %#x, want %#x", got, tData+18)
+	}
+
+	c = newTestCPU(t, []uint32{0x4ddfc568, brk0})
+	c.SetReg(11, 0x10000000)
+	c.regs.V[8] = [2]uint64{1, 2}
+	e := c.Run(100)
+	if e.Reason != vm.ExitFault || e.PC != tCode || e.Fault.Addr != 0x10000000 {
+		t.Errorf("unmapped LD1R: exit %v pc %#x fault %+v", e.Reason, e.PC, e.Fault)
+	}
+	if c.Reg(11) != 0x10000000 || c.regs.V[8] != [2]uint64{1, 2} {
+		t.Errorf("faulting LD1R changed x11 %#x or v8 %x", c.Reg(11), c.regs.V[8])
 	}
 }
