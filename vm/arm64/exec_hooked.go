@@ -438,10 +438,7 @@ block:
 				var a, b uint64
 				if in.Size == 3 {
 					var ok bool
-					if a, ok = c.tlb.Load64(addr); !ok {
-						goto fault
-					}
-					if b, ok = c.tlb.Load64(addr + 8); !ok {
+					if a, b, ok = c.tlb.Load128(addr); !ok { // one probe (Load64 twice across pages)
 						goto fault
 					}
 				} else {

@@ -117,11 +117,7 @@ func (c *CPU) loadV(addr uint64, size uint8) (lo, hi uint64, ok bool) {
 		lo, ok = c.load(addr, size)
 		return lo, 0, ok
 	}
-	if lo, ok = c.tlb.Load64(addr); !ok {
-		return 0, 0, false
-	}
-	hi, ok = c.tlb.Load64(addr + 8)
-	return lo, hi, ok
+	return c.tlb.Load128(addr) // Load64(addr), Load64(addr+8) across pages
 }
 
 // storeV stores the low 1<<size bytes (size 0..4) of lo:hi. A store that
