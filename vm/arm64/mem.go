@@ -130,20 +130,7 @@ func (c *CPU) storeV(addr uint64, lo, hi uint64, size uint8) bool {
 }
 
 // store128 stores 16 bytes atomically with respect to faults.
-func (c *CPU) store128(addr, lo, hi uint64) bool {
-	if addr&vm.PageMask <= vm.PageSize-16 {
-		if !c.tlb.Store64(addr, lo) {
-			return false
-		}
-		return c.tlb.Store64(addr+8, hi) // same page: cannot fault now
-	}
-	var b [16]byte
-	for i := 0; i < 8; i++ {
-		b[i] = byte(lo >> (8 * i))
-		b[8+i] = byte(hi >> (8 * i))
-	}
-	return c.tlb.StoreBytes(addr, b[:])
-}
+func (c *CPU) store128(addr, lo, hi uint64) bool { return c.tlb.Store128(addr, lo, hi) }
 
 // ldpV loads a SIMD&FP register pair.
 func (c *CPU) ldpV(in *decode.A64, addr uint64) bool {
