@@ -59,7 +59,11 @@ func crc32Op(acc uint32, val uint64, size uint8, castagnoli bool) uint32 {
 }
 
 // page returns the decoded page holding pc, from the per-CPU first level
-// or the address space's cache.
+// or the address space's cache. It is called once per page fetch, and
+// kept out of line: inlined by PGO into the loop it changed the loop's
+// register allocation (an extra copy per instruction).
+//
+//go:noinline
 func (c *CPU) page(pc uint64) (*icache.A64Page, *vm.Fault) {
 	if g := c.cache.Gen(); g != c.l0gen {
 		c.l0 = [l0Size]*icache.A64Page{}

@@ -194,7 +194,10 @@ func putLE(b []byte, n int, v uint64) {
 // ld1r executes LD1R (one register, Imm2&0xff == 1: decode.A64VLDR) with
 // its cache-model access and post-index writeback, or reports false,
 // changing nothing, on a fault. The loop calls it directly (it reads no
-// PC or NZCV), without execSIMD's dispatch.
+// PC or NZCV), without execSIMD's dispatch; out of line, so that it does
+// not take part in the loop's register allocation.
+//
+//go:noinline
 func (c *CPU) ld1r(in *decode.A64) bool {
 	base := c.xregSP(in.Rn)
 	var v uint64
