@@ -421,6 +421,37 @@ func (t *TLB) Store64(addr uint64, v uint64) bool {
 	return t.storeSlow(addr, v, 8)
 }
 
+// Store128 writes lo then hi as 16 little-endian bytes with one TLB probe
+// when they lie on one cached page; otherwise it is two Store64s on one
+// page, or StoreBytes across pages (both pages translated first, so a
+// fault writes nothing).
+func (t *TLB) Store128(addr, lo, hi uint64) bool {
+	e := &t.w[(addr>>PageShift)&tlbMask]
+	if e.tag == addr>>PageShift && addr&PageMask <= PageSize-16 {
+		p := unsafe.Add(unsafe.Pointer(e.data), addr&PageMask)
+		put64(p, lo)
+		put64(unsafe.Add(p, 8), hi)
+		return true
+	}
+	return t.store128Slow(addr, lo, hi)
+}
+
+// store128Slow is Store128 off its fast path.
+//
+//go:noinline
+func (t *TLB) store128Slow(addr, lo, hi uint64) bool {
+	if addr&PageMask <= PageSize-16 {
+		if !t.Store64(addr, lo) {
+			return false
+		}
+		return t.Store64(addr+8, hi) // same page: cannot fault now
+	}
+	var b [16]byte
+	binary.LittleEndian.PutUint64(b[:], lo)
+	binary.LittleEndian.PutUint64(b[8:], hi)
+	return t.StoreBytes(addr, b[:])
+}
+
 // storeSlow handles misses and page-crossing stores. Both pages are
 // translated before any byte is written, so a faulting store has no effect.
 //

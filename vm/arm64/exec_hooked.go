@@ -438,10 +438,7 @@ block:
 				var a, b uint64
 				if in.Size == 3 {
 					var ok bool
-					if a, ok = c.tlb.Load64(addr); !ok {
-						goto fault
-					}
-					if b, ok = c.tlb.Load64(addr + 8); !ok {
+					if a, b, ok = c.tlb.Load128(addr); !ok { // one probe (Load64 twice across pages)
 						goto fault
 					}
 				} else {
@@ -680,6 +677,12 @@ block:
 					c.n += (pc - c.blockStart) >> 2
 					exit = undefinedExit(pc, in.Raw, "uvm: integer op without an implementation: "+in.Op.String())
 					goto done
+				}
+				if in.Op == decode.A64VLDR && in.Imm2&0xff == 1 { // LD1R, one register
+					if !c.ld1r(in) {
+						goto fault
+					}
+					break
 				}
 				if isSIMDHot(in.Op) && c.regs.execSIMDHot(in) { // simdhot.go
 					break

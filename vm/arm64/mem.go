@@ -59,7 +59,11 @@ func crc32Op(acc uint32, val uint64, size uint8, castagnoli bool) uint32 {
 }
 
 // page returns the decoded page holding pc, from the per-CPU first level
-// or the address space's cache.
+// or the address space's cache. It is called once per page fetch, and
+// kept out of line: inlined by PGO into the loop it changed the loop's
+// register allocation (an extra copy per instruction).
+//
+//go:noinline
 func (c *CPU) page(pc uint64) (*icache.A64Page, *vm.Fault) {
 	if g := c.cache.Gen(); g != c.l0gen {
 		c.l0 = [l0Size]*icache.A64Page{}
@@ -117,11 +121,7 @@ func (c *CPU) loadV(addr uint64, size uint8) (lo, hi uint64, ok bool) {
 		lo, ok = c.load(addr, size)
 		return lo, 0, ok
 	}
-	if lo, ok = c.tlb.Load64(addr); !ok {
-		return 0, 0, false
-	}
-	hi, ok = c.tlb.Load64(addr + 8)
-	return lo, hi, ok
+	return c.tlb.Load128(addr) // Load64(addr), Load64(addr+8) across pages
 }
 
 // storeV stores the low 1<<size bytes (size 0..4) of lo:hi. A store that
@@ -134,20 +134,7 @@ func (c *CPU) storeV(addr uint64, lo, hi uint64, size uint8) bool {
 }
 
 // store128 stores 16 bytes atomically with respect to faults.
-func (c *CPU) store128(addr, lo, hi uint64) bool {
-	if addr&vm.PageMask <= vm.PageSize-16 {
-		if !c.tlb.Store64(addr, lo) {
-			return false
-		}
-		return c.tlb.Store64(addr+8, hi) // same page: cannot fault now
-	}
-	var b [16]byte
-	for i := 0; i < 8; i++ {
-		b[i] = byte(lo >> (8 * i))
-		b[8+i] = byte(hi >> (8 * i))
-	}
-	return c.tlb.StoreBytes(addr, b[:])
-}
+func (c *CPU) store128(addr, lo, hi uint64) bool { return c.tlb.Store128(addr, lo, hi) }
 
 // ldpV loads a SIMD&FP register pair.
 func (c *CPU) ldpV(in *decode.A64, addr uint64) bool {

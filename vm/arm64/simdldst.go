@@ -87,29 +87,10 @@ func (c *CPU) execSIMDLdSt(in *decode.A64) simdResult {
 		total := selem * eb
 		acc = total
 		if selem == 1 { // LD1R: one element, no byte buffer
-			var v uint64
-			var ok bool
-			switch sz {
-			case 0:
-				var b uint8
-				b, ok = c.tlb.Load8(base)
-				v = uint64(b)
-			case 1:
-				var h uint16
-				h, ok = c.tlb.Load16(base)
-				v = uint64(h)
-			case 2:
-				var w uint32
-				w, ok = c.tlb.Load32(base)
-				v = uint64(w)
-			default:
-				v, ok = c.tlb.Load64(base)
-			}
-			if !ok {
+			if !c.ld1r(in) {
 				return simdFault
 			}
-			r.setVec(uint8(t), dupElem(v, sz), in.Q)
-			break
+			return simdOK
 		}
 		var buf [32]byte
 		if !c.tlb.LoadBytes(base, buf[:total]) {
@@ -208,4 +189,48 @@ func putLE(b []byte, n int, v uint64) {
 	default:
 		binary.LittleEndian.PutUint64(b, v)
 	}
+}
+
+// ld1r executes LD1R (one register, Imm2&0xff == 1: decode.A64VLDR) with
+// its cache-model access and post-index writeback, or reports false,
+// changing nothing, on a fault. The loop calls it directly (it reads no
+// PC or NZCV), without execSIMD's dispatch; out of line, so that it does
+// not take part in the loop's register allocation.
+//
+//go:noinline
+func (c *CPU) ld1r(in *decode.A64) bool {
+	base := c.xregSP(in.Rn)
+	var v uint64
+	var ok bool
+	switch in.Size {
+	case 0:
+		var b uint8
+		b, ok = c.tlb.Load8(base)
+		v = uint64(b)
+	case 1:
+		var h uint16
+		h, ok = c.tlb.Load16(base)
+		v = uint64(h)
+	case 2:
+		var w uint32
+		w, ok = c.tlb.Load32(base)
+		v = uint64(w)
+	default:
+		v, ok = c.tlb.Load64(base)
+	}
+	if !ok {
+		return false
+	}
+	c.regs.setVec(in.Rd, dupElem(v, in.Size), in.Q)
+	if c.cm != nil {
+		c.cmData(base, 1<<in.Size, false)
+	}
+	if in.Flags&decode.SIMDPost != 0 {
+		off := in.Imm
+		if in.Rm != 31 {
+			off = c.xreg(in.Rm)
+		}
+		c.setXregSP(in.Rn, base+off)
+	}
+	return true
 }
