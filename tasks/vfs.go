@@ -41,8 +41,12 @@ type vfs interface {
 	hostName(g string) string
 }
 
-// hostVFS is the unconfined view (see vfs).
-type hostVFS struct{ prefix string }
+// hostVFS is the unconfined view (see vfs). rec, when set, records every
+// path before the operation on it (uvm run --record; record.go).
+type hostVFS struct {
+	prefix string
+	rec    *FileRecord
+}
 
 func (h hostVFS) path(g string) string {
 	if h.prefix != "" {
@@ -55,6 +59,7 @@ func (h hostVFS) path(g string) string {
 }
 
 func (h hostVFS) open(g string, flags int, perm fs.FileMode) (*os.File, error) {
+	h.rec.Open(g, flags)
 	hp, err := h.guard(g, flags&syscall.O_NOFOLLOW == 0)
 	if err != nil {
 		return nil, err
@@ -62,6 +67,7 @@ func (h hostVFS) open(g string, flags int, perm fs.FileMode) (*os.File, error) {
 	return openGuarded(hp, flags, perm) // checked and opened as one step
 }
 func (h hostVFS) stat(g string) (fs.FileInfo, error) {
+	h.rec.Stat(g, true)
 	hp, err := h.guard(g, true)
 	if err != nil {
 		return nil, err
@@ -69,6 +75,7 @@ func (h hostVFS) stat(g string) (fs.FileInfo, error) {
 	return os.Stat(hp)
 }
 func (h hostVFS) lstat(g string) (fs.FileInfo, error) {
+	h.rec.Stat(g, false)
 	hp, err := h.guard(g, false)
 	if err != nil {
 		return nil, err
@@ -76,6 +83,7 @@ func (h hostVFS) lstat(g string) (fs.FileInfo, error) {
 	return os.Lstat(hp)
 }
 func (h hostVFS) readlink(g string) (string, error) {
+	h.rec.Stat(g, false)
 	hp, err := h.guard(g, false)
 	if err != nil {
 		return "", err
@@ -88,13 +96,15 @@ func (h hostVFS) mkdir(g string, perm fs.FileMode) error {
 func (h hostVFS) unlink(g string) error { return h.do(g, syscall.Unlink) }
 func (h hostVFS) rmdir(g string) error  { return h.do(g, syscall.Rmdir) }
 func (h hostVFS) rename(o, n string) error {
+	h.rec.Change(o)
 	return h.do2(o, n, os.Rename)
 }
-func (h hostVFS) link(o, n string) error { return h.do2(o, n, os.Link) }
+func (h hostVFS) link(o, n string) error { h.rec.Stat(o, false); return h.do2(o, n, os.Link) }
 func (h hostVFS) symlink(target, n string) error {
 	return h.do(n, func(hp string) error { return os.Symlink(target, hp) })
 }
 func (h hostVFS) chmod(g string, mode fs.FileMode) error {
+	h.rec.Stat(g, true)
 	hp, err := h.guard(g, true)
 	if err != nil {
 		return unwrapPath(err)
@@ -102,8 +112,10 @@ func (h hostVFS) chmod(g string, mode fs.FileMode) error {
 	return unwrapPath(os.Chmod(hp, mode))
 }
 
-// do runs op on the guarded host path of a name that is not followed.
+// do runs op on the guarded host path of a name that is not followed
+// (one the op makes or removes).
 func (h hostVFS) do(g string, op func(hp string) error) error {
+	h.rec.Change(g)
 	hp, err := h.guard(g, false)
 	if err != nil {
 		return unwrapPath(err)
@@ -112,6 +124,7 @@ func (h hostVFS) do(g string, op func(hp string) error) error {
 }
 
 func (h hostVFS) do2(o, n string, op func(ho, hn string) error) error {
+	h.rec.Change(n)
 	ho, err := h.guard(o, false)
 	if err != nil {
 		return unwrapPath(err)
