@@ -216,29 +216,52 @@ func (r *FileRecord) captureLocked(e *RecordedPath) {
 		return
 	}
 	defer f.Close()
+	if sum, n, ok := r.storeLocked(f, e.Path); ok {
+		e.Blob, e.Size = sum, n
+	}
+}
+
+// Store records the contents of regular file f from its start (without
+// moving its offset), as Open does a file's; name is for messages.
+func (r *FileRecord) Store(f *os.File, name string) (sum string, size int64, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sum, size, ok := r.storeLocked(io.NewSectionReader(f, 0, 1<<62), name)
+	if !ok {
+		return "", 0, r.err
+	}
+	return sum, size, nil
+}
+
+// storeLocked copies what in holds into a blob named by its SHA-256,
+// within the limit; false when the recording failed.
+func (r *FileRecord) storeLocked(in io.Reader, name string) (string, int64, bool) {
+	if r.err != nil {
+		return "", 0, false
+	}
 	tmp, err := os.CreateTemp(r.blobs, ".blob-*")
 	if err != nil {
 		r.err = fmt.Errorf("--record: %v", err)
-		return
+		return "", 0, false
 	}
 	defer os.Remove(tmp.Name())
 	h := sha256.New()
 	room := r.limit - r.used
-	n, err := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(f, room+1))
+	n, err := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(in, room+1))
 	tmp.Close()
 	if err != nil {
-		r.err = fmt.Errorf("--record: reading %s: %v", e.Path, err)
-		return
+		r.err = fmt.Errorf("--record: reading %s: %v", name, err)
+		return "", 0, false
 	}
 	if !r.chargeLocked(n) {
-		return
+		return "", 0, false
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
 	if err := os.Rename(tmp.Name(), filepath.Join(r.blobs, sum)); err != nil {
 		r.err = fmt.Errorf("--record: %v", err)
-		return
+		return "", 0, false
 	}
-	e.Blob, e.Size = sum, n
+	return sum, n, true
 }
 
 // Open records path g before it is opened with host flags (the

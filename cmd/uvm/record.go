@@ -40,11 +40,20 @@ type recordManifest struct {
 	Cwd    string   `json:"cwd"`
 	// Stdin is each read(2) of stdin: its length (its bytes follow one
 	// another in DIR/stdin) and errno.
-	Stdin     []recordedRead       `json:"stdin"`
-	StdinHash string               `json:"stdin_sha256"`
+	Stdin     []recordedRead `json:"stdin"`
+	StdinHash string         `json:"stdin_sha256"`
+	// StdinFile is stdin when it was a regular file: its contents (a
+	// replay reads a copy of it, from the same offset, as a file).
+	StdinFile *recordedStdinFile   `json:"stdin_file,omitempty"`
 	Files     []tasks.RecordedPath `json:"files"`
 	TraceHash string               `json:"trace_hash"`
 	Exit      int                  `json:"exit"`
+}
+
+type recordedStdinFile struct {
+	Blob   string `json:"blob"`
+	Size   int64  `json:"size"`
+	Offset int64  `json:"offset"`
 }
 
 type recordedRead struct {
@@ -164,6 +173,21 @@ func setupRecord(rf *recordFlags, rp *replaySpec, fl *flag.FlagSet, opts *tasks.
 	// file system, recorded there).
 	abs, _ := filepath.Abs(prog)
 	files.Open(abs, os.O_RDONLY)
+	if f, ok := opts.Stdin.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			off, err := f.Seek(0, io.SeekCurrent)
+			if err != nil {
+				fmt.Fprintf(stderr, "uvm run: --record: stdin: %v\n", err)
+				return nil, 2
+			}
+			sum, n, err := files.Store(f, "stdin")
+			if err != nil {
+				fmt.Fprintf(stderr, "uvm run: %v\n", err)
+				return nil, 2
+			}
+			m.StdinFile = &recordedStdinFile{Blob: sum, Size: n, Offset: off}
+		}
+	}
 	files.Stat(cwd, true)
 	opts.Record = files
 	opts.TraceHash = true
@@ -277,9 +301,19 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "uvm replay: %s: %v\n", dir, err)
 		return replayDiverged
 	}
+	var in io.Reader = strings.NewReader("")
+	if sf := m.StdinFile; sf != nil {
+		f, err := unpackStdinFile(dir, sf, limit)
+		if err != nil {
+			fmt.Fprintf(stderr, "uvm replay: %s: stdin: %v\n", dir, err)
+			return replayDiverged
+		}
+		defer f.Close()
+		in, stdin = f, &tasks.StdinLog{} // read as the file it was
+	}
 	runArgs := append(append(append([]string{}, m.Flags...), extra...), "--", m.Prog)
 	runArgs = append(runArgs, m.Args...)
-	return runCommand(runArgs, strings.NewReader(""), stdout, stderr, &replaySpec{m: m, root: root, stdin: stdin})
+	return runCommand(runArgs, in, stdout, stderr, &replaySpec{m: m, root: root, stdin: stdin})
 }
 
 // loadRecording reads and checks DIR's manifest and stdin (a recording is
@@ -436,24 +470,53 @@ func unpackFile(r *os.Root, name, dir string, p tasks.RecordedPath, room int64) 
 	if p.Blob == "" {
 		return out.Truncate(p.Size)
 	}
-	if len(p.Blob) != 64 || strings.Trim(p.Blob, "0123456789abcdef") != "" {
-		return fmt.Errorf("bad content name %q", p.Blob)
+	return copyBlob(out, dir, p.Blob, p.Size, room)
+}
+
+// copyBlob copies recorded contents blob of size bytes (at most room) to
+// out, checking them.
+func copyBlob(out io.Writer, dir, blob string, size, room int64) error {
+	if len(blob) != 64 || strings.Trim(blob, "0123456789abcdef") != "" {
+		return fmt.Errorf("bad content name %q", blob)
 	}
-	if p.Size > room {
+	if size < 0 || size > room {
 		return fmt.Errorf("the recording is bigger than the limit (--record-limit)")
 	}
-	in, err := os.Open(filepath.Join(dir, "files", p.Blob))
+	in, err := os.Open(filepath.Join(dir, "files", blob))
 	if err != nil {
 		return err
 	}
 	defer in.Close()
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(out, h), io.LimitReader(in, p.Size+1))
+	n, err := io.Copy(io.MultiWriter(out, h), io.LimitReader(in, size+1))
 	if err != nil {
 		return err
 	}
-	if n != p.Size || hex.EncodeToString(h.Sum(nil)) != p.Blob {
+	if n != size || hex.EncodeToString(h.Sum(nil)) != blob {
 		return errors.New("the recorded contents do not match their SHA-256 or size (the recording was changed)")
 	}
 	return nil
+}
+
+// unpackStdinFile makes a scratch copy of a recorded stdin file, open at
+// its recorded offset (its name is removed at once: the open file stays
+// until it is closed).
+func unpackStdinFile(dir string, sf *recordedStdinFile, limit int64) (*os.File, error) {
+	if sf.Offset < 0 {
+		return nil, fmt.Errorf("bad offset %d", sf.Offset)
+	}
+	f, err := os.CreateTemp("", "uvm-replay-stdin-")
+	if err != nil {
+		return nil, err
+	}
+	os.Remove(f.Name())
+	if err := copyBlob(f, dir, sf.Blob, sf.Size, limit); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if _, err := f.Seek(sf.Offset, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }

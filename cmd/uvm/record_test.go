@@ -279,3 +279,37 @@ func treeOf(t *testing.T, dir string) string {
 	}
 	return b.String()
 }
+
+// TestRecordStdinFile: stdin redirected from a regular file is replayed
+// as a copy of that file, from the offset it was at.
+func TestRecordStdinFile(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "stdin.txt")
+	if err := os.WriteFile(in, []byte("skip:the rest is read\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Seek(5, 0); err != nil {
+		t.Fatal(err)
+	}
+	rec := filepath.Join(dir, "rec")
+	bin, _ := filepath.Abs("../../testdata/bin/arm64/recread")
+	var o, e bytes.Buffer
+	code := run([]string{"run", "--clean-env", "--det", "--trace-hash", "--record", rec, bin}, f, &o, &e)
+	m := traceHashRE.FindStringSubmatch(e.String())
+	if m == nil || !strings.Contains(o.String(), "stdin: the rest is read") {
+		t.Fatalf("recorded run: status %d, stdout %q, stderr:\n%s", code, o.String(), e.String())
+	}
+	if sf := recordedManifest(t, rec).StdinFile; sf == nil || sf.Offset != 5 || sf.Size != 22 {
+		t.Errorf("stdin file recorded as %+v", sf)
+	}
+	os.Remove(in)
+	stdout, stderr, c, h := recordRun(t, "", "replay", rec, "--trace-hash")
+	if stdout != o.String() || c != code || h != m[1] {
+		t.Errorf("replay: status %d hash %s stdout %q; recorded: %d %s %q\nstderr:\n%s", c, h, stdout, code, m[1], o.String(), stderr)
+	}
+}
