@@ -66,6 +66,10 @@ const recordFormat = 1
 // defaultRecordLimit bounds a recording (and what a replay unpacks).
 const defaultRecordLimit = 1 << 30
 
+// recordEntryCost is what one recorded path counts toward the limit (as
+// tasks.FileRecord counts it).
+const recordEntryCost = 512
+
 // maxManifest bounds manifest.json.
 const maxManifest = 256 << 20
 
@@ -419,7 +423,10 @@ func unpackRecording(dir string, m *recordManifest, root string, limit int64) er
 	}
 	for _, p := range ps {
 		name := strings.TrimPrefix(p.Path, "/")
-		mode := os.FileMode(p.Mode & 0o7777)
+		mode := os.FileMode(p.Mode & 0o1777) // never set-user-ID or set-group-ID
+		if used += recordEntryCost; used > limit {
+			return fmt.Errorf("the recording is bigger than the limit (--record-limit)")
+		}
 		if err := r.MkdirAll(path.Dir(name), 0o755); err != nil && path.Dir(name) != "." {
 			return fmt.Errorf("%s: %v", p.Path, err)
 		}
@@ -452,7 +459,7 @@ func unpackRecording(dir string, m *recordManifest, root string, limit int64) er
 		}
 	}
 	for name, mode := range dirs { // last: a read-only directory was filled first
-		if err := r.Chmod(name, os.FileMode(mode&0o7777)|0o700); err != nil {
+		if err := r.Chmod(name, os.FileMode(mode&0o1777)|0o700); err != nil {
 			return fmt.Errorf("/%s: %v", name, err)
 		}
 	}
