@@ -195,7 +195,12 @@ func TestRecordLimit(t *testing.T) {
 // TestReplayGDB: uvm replay DIR -g debugs the recorded run, reverse
 // execution included, and the run still matches the recording.
 func TestReplayGDB(t *testing.T) {
-	const arch = "arm64"
+	for _, arch := range guestArches {
+		t.Run(arch, func(t *testing.T) { testReplayGDB(t, arch) })
+	}
+}
+
+func testReplayGDB(t *testing.T, arch string) {
 	gdb := gdbFor(t, arch)
 	rec, stdout, code, hash, _, _ := recordRecread(t, arch, t.TempDir())
 	sock := filepath.Join(t.TempDir(), "gdb.sock")
