@@ -316,6 +316,21 @@ func (r *FileRecord) Change(g string) {
 	r.changeLocked(p)
 }
 
+// Source records path g (not followed) with its contents before the
+// guest links or renames it elsewhere (where its contents may be read).
+func (r *FileRecord) Source(g string) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p, ok := r.resolveLocked(g, false, 0); ok {
+		if e := r.paths[p]; e != nil {
+			r.captureLocked(e)
+		}
+	}
+}
+
 func (r *FileRecord) changeLocked(p string) {
 	d := path.Dir(p)
 	r.resolveLocked(d, true, 0)

@@ -96,10 +96,11 @@ func (h hostVFS) mkdir(g string, perm fs.FileMode) error {
 func (h hostVFS) unlink(g string) error { return h.do(g, syscall.Unlink) }
 func (h hostVFS) rmdir(g string) error  { return h.do(g, syscall.Rmdir) }
 func (h hostVFS) rename(o, n string) error {
+	h.rec.Source(o)
 	h.rec.Change(o)
 	return h.do2(o, n, os.Rename)
 }
-func (h hostVFS) link(o, n string) error { h.rec.Stat(o, false); return h.do2(o, n, os.Link) }
+func (h hostVFS) link(o, n string) error { h.rec.Source(o); return h.do2(o, n, os.Link) }
 func (h hostVFS) symlink(target, n string) error {
 	return h.do(n, func(hp string) error { return os.Symlink(target, hp) })
 }

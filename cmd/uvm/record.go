@@ -126,6 +126,12 @@ func setupRecord(rf *recordFlags, rp *replaySpec, fl *flag.FlagSet, opts *tasks.
 			fmt.Fprintf(stderr, "uvm replay: --record, -L and --root do not apply to a replay\n")
 			return nil, 2
 		}
+		for _, name := range []string{"E", "U"} {
+			if len(*fl.Lookup(name).Value.(*listFlag)) > 0 {
+				fmt.Fprintf(stderr, "uvm replay: -%s: a replay runs with the recorded environment\n", name)
+				return nil, 2
+			}
+		}
 		opts.Chroot, opts.Cwd, opts.Env = rp.root, rp.m.Cwd, rp.m.Env
 		opts.TraceHash = true
 		return &recordSession{stdin: rp.stdin, replay: rp, m: rp.m}, 0
@@ -177,6 +183,7 @@ func setupRecord(rf *recordFlags, rp *replaySpec, fl *flag.FlagSet, opts *tasks.
 	// file system, recorded there).
 	abs, _ := filepath.Abs(prog)
 	files.Open(abs, os.O_RDONLY)
+	files.Stat(cwd, true)
 	if f, ok := opts.Stdin.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 			off, err := f.Seek(0, io.SeekCurrent)
@@ -192,7 +199,6 @@ func setupRecord(rf *recordFlags, rp *replaySpec, fl *flag.FlagSet, opts *tasks.
 			m.StdinFile = &recordedStdinFile{Blob: sum, Size: n, Offset: off}
 		}
 	}
-	files.Stat(cwd, true)
 	opts.Record = files
 	opts.TraceHash = true
 	return &recordSession{dir: dir, files: files, stdin: &tasks.StdinLog{}, limit: limit, m: m}, 0

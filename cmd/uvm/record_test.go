@@ -351,3 +351,25 @@ func TestRecordReplayCorpus(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordRenamed: a host file the guest renames before reading it is
+// recorded with its contents (under its old name, where the replay's
+// guest finds it to rename).
+func TestRecordRenamed(t *testing.T) {
+	dir := t.TempDir()
+	from, to := filepath.Join(dir, "from"), filepath.Join(dir, "to")
+	if err := os.WriteFile(from, []byte("moved contents\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin, _ := filepath.Abs("../../testdata/bin/amd64/recread")
+	rec := filepath.Join(dir, "rec")
+	stdout, e, code, hash := recordRun(t, "", "run", "--clean-env", "--det", "--trace-hash", "--record", rec, bin, from, "", to)
+	if hash == "" || !strings.Contains(stdout, "file 15 bytes") {
+		t.Fatalf("recorded run: status %d, stdout %q, stderr:\n%s", code, stdout, e)
+	}
+	os.Remove(to)
+	o, e, c, h := recordRun(t, "", "replay", rec, "--trace-hash")
+	if o != stdout || c != code || h != hash {
+		t.Errorf("replay: status %d hash %s stdout %q; recorded: status %d hash %s stdout %q\nstderr:\n%s", c, h, o, code, hash, stdout, e)
+	}
+}

@@ -1,7 +1,8 @@
 /* recread: the inputs of a recorded run (cmd/uvm's TestRecordReplay):
- * reads the file argv[1] (if given) and all of stdin, writes both to the
- * file argv[2] (if given) and reads that back, then prints the sizes and
- * an FNV-1a hash of everything read; the exit status is 3 + hash % 50. */
+ * reads the file argv[1] (if given; with argv[3], renamed to argv[3]
+ * first) and all of stdin, writes both to the file argv[2] (if given and
+ * not empty) and reads that back, then prints the sizes and an FNV-1a
+ * hash of everything read; the exit status is 3 + hash % 50. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,13 @@ int main(int argc, char **argv)
 	static char file[65536], in[65536], back[131072];
 	long nf = 0, ni;
 
+	if (argc > 3) {
+		if (rename(argv[1], argv[3]) != 0) {
+			perror("rename");
+			return 1;
+		}
+		argv[1] = argv[3];
+	}
 	if (argc > 1) {
 		int fd = open(argv[1], O_RDONLY);
 		if (fd < 0) {
@@ -52,7 +60,7 @@ int main(int argc, char **argv)
 	}
 	mix(file, nf);
 	mix(in, ni);
-	if (argc > 2) {
+	if (argc > 2 && argv[2][0]) {
 		int fd = open(argv[2], O_CREAT | O_TRUNC | O_RDWR, 0644);
 		if (fd < 0) {
 			perror(argv[2]);
