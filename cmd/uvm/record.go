@@ -301,6 +301,9 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "uvm replay: %s: %v\n", dir, err)
 		return replayDiverged
 	}
+	if m.UVM != version {
+		fmt.Fprintf(stderr, "uvm replay: %s was recorded by uvm %s, this is %s (a difference may show as a divergence)\n", dir, m.UVM, version)
+	}
 	root, err := os.MkdirTemp("", "uvm-replay-")
 	if err != nil {
 		fmt.Fprintf(stderr, "uvm replay: %v\n", err)
