@@ -134,8 +134,8 @@ func (r *FileRecord) noteLocked(p string) *RecordedPath {
 	}
 	r.paths[p] = e
 	fi, err := os.Lstat(p)
-	if err != nil {
-		return e // absent (or unreachable): the replay lacks it too
+	if err != nil || intoHostProc(p, false) {
+		return e // absent, unreachable or the host's /proc: the replay lacks it too
 	}
 	e.Mode = uint32(fi.Mode().Perm())
 	switch {
@@ -190,7 +190,7 @@ func (r *FileRecord) listLocked(d string) {
 		return
 	}
 	r.listed[d] = true
-	f, err := os.Open(d)
+	f, err := openGuarded(d, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return
 	}
@@ -211,11 +211,16 @@ func (r *FileRecord) captureLocked(e *RecordedPath) {
 	if e.Kind != "file" || e.Blob != "" || r.dirty[e.Path] || r.err != nil {
 		return
 	}
-	f, err := os.Open(e.Path)
+	// As the guest's opens: never the host's /proc, nor (swapped in
+	// since) a symlink, FIFO or device.
+	f, err := openGuarded(e.Path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return
+	}
 	if sum, n, ok := r.storeLocked(f, e.Path); ok {
 		e.Blob, e.Size = sum, n
 	}
