@@ -322,10 +322,12 @@ func TestRecordStdinFile(t *testing.T) {
 // TestRecordReplayCorpus: corpus programs that change files (fileio: in a
 // directory the replay must hold as it was), run threads, fork, exec
 // themselves, and read /proc/self/maps (which names the program by its
-// guest path under the replay's --root) replay exactly.
+// guest path under the replay's --root) and set a symlink's own times
+// (memfd_file: utimensat AT_SYMLINK_NOFOLLOW, inside the root) replay
+// exactly.
 func TestRecordReplayCorpus(t *testing.T) {
 	for _, arch := range guestArches {
-		for _, prog := range []string{"fileio", "threads", "proc_fork", "proc_exec", "sysv_ipc", "procfs"} {
+		for _, prog := range []string{"fileio", "threads", "proc_fork", "proc_exec", "sysv_ipc", "procfs", "memfd_file"} {
 			t.Run(arch+"/"+prog, func(t *testing.T) {
 				dir := t.TempDir()
 				scratch := filepath.Join(dir, "scratch")
