@@ -106,6 +106,9 @@ type Options struct {
 	// or NetHost (AF_INET/AF_INET6 on the host's network; parallel mode
 	// on Linux hosts only). See socket_host.go.
 	Net string
+	// Record, when not nil, records the run's file inputs (uvm run
+	// --record; record.go). Unconfined runs only (no Chroot or Root).
+	Record *FileRecord
 }
 
 // DefaultQuantum is the deterministic scheduler's default time slice.
@@ -238,9 +241,12 @@ func NewKernel(opts Options) *Kernel {
 	}
 	k := &Kernel{opts: opts, log: opts.Log, nextPID: 1000, unimpl: map[string]int{}, namedCalls: map[string]uint64{}, start: time.Now()}
 	k.acct = &vm.MemAccount{Limit: (opts.Limits.MemBytes + vm.PageMask) / vm.PageSize}
-	k.fs = hostVFS{prefix: opts.Root}
+	k.fs = hostVFS{prefix: opts.Root, rec: opts.Record}
 	if opts.Chroot != "" {
 		k.fs, k.fsErr = newRootVFS(opts.Chroot)
+	}
+	if opts.Record != nil && (opts.Chroot != "" || opts.Root != "") {
+		k.fsErr = errRecordConfined
 	}
 	if k.log == nil {
 		k.log = opts.Stderr

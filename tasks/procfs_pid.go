@@ -902,7 +902,17 @@ func procStatm(tg *ThreadGroup) []byte {
 
 // procMaps is /proc/PID/maps.
 func procMaps(tg *ThreadGroup) []byte {
-	maps := formatMaps(tg.mm.VMAs())
+	vmas := tg.mm.VMAs()
+	if exe, name := tg.mm.ExePath, tg.mm.ExeName; name != "" && name != exe {
+		// Under --root the program is named by its guest path, as
+		// Linux names a file from the reader's root, never the host's.
+		for i := range vmas {
+			if vmas[i].Name == exe {
+				vmas[i].Name = name
+			}
+		}
+	}
+	maps := formatMaps(vmas)
 	if tg.arch.vsyscall {
 		maps += vsyscallMapsLine
 	}

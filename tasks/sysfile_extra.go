@@ -3,6 +3,7 @@ package tasks
 import (
 	"encoding/binary"
 	"os"
+	"path"
 	"syscall"
 
 	"github.com/uvm-emu/uvm/signals"
@@ -267,10 +268,14 @@ func (t *Task) utimes(dirfd int32, pathAddr uint64, ts *[2]syscall.Timespec, fla
 	defer f.Close()
 	if nofollow != 0 {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-			if t.tg.k.noteUnimplemented("utimensat AT_SYMLINK_NOFOLLOW on a symlink under --root") {
-				t.tg.k.logf("unimplemented utimensat AT_SYMLINK_NOFOLLOW on a symlink under --root")
+			// The link's own times: through its directory (resolved
+			// inside the root) and its last name, which is not followed.
+			dir, err := fsys.open(path.Dir(name), hostOPath, 0)
+			if err != nil {
+				return errnoOf(err)
 			}
-			return EOPNOTSUPP
+			defer dir.Close()
+			return hostUtimensat(int(dir.Fd()), path.Base(name), ts, atSymlinkNofollow)
 		}
 	}
 	return hostUtimensat(atFDCWD, "/proc/self/fd/"+itoa(int(f.Fd())), ts, 0)

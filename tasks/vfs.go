@@ -43,8 +43,12 @@ type vfs interface {
 	hostName(g string) string
 }
 
-// hostVFS is the unconfined view (see vfs).
-type hostVFS struct{ prefix string }
+// hostVFS is the unconfined view (see vfs). rec, when set, records every
+// path before the operation on it (uvm run --record; record.go).
+type hostVFS struct {
+	prefix string
+	rec    *FileRecord
+}
 
 func (h hostVFS) path(g string) string {
 	if h.prefix != "" {
@@ -57,6 +61,7 @@ func (h hostVFS) path(g string) string {
 }
 
 func (h hostVFS) open(g string, flags int, perm fs.FileMode) (*os.File, error) {
+	h.rec.Open(g, flags)
 	hp, err := h.guard(g, flags&syscall.O_NOFOLLOW == 0)
 	if err != nil {
 		return nil, err
@@ -64,6 +69,7 @@ func (h hostVFS) open(g string, flags int, perm fs.FileMode) (*os.File, error) {
 	return openGuarded(hp, flags, perm) // checked and opened as one step
 }
 func (h hostVFS) stat(g string) (fs.FileInfo, error) {
+	h.rec.Stat(g, true)
 	hp, err := h.guard(g, true)
 	if err != nil {
 		return nil, err
@@ -71,6 +77,7 @@ func (h hostVFS) stat(g string) (fs.FileInfo, error) {
 	return os.Stat(hp)
 }
 func (h hostVFS) lstat(g string) (fs.FileInfo, error) {
+	h.rec.Stat(g, false)
 	hp, err := h.guard(g, false)
 	if err != nil {
 		return nil, err
@@ -78,6 +85,7 @@ func (h hostVFS) lstat(g string) (fs.FileInfo, error) {
 	return os.Lstat(hp)
 }
 func (h hostVFS) readlink(g string) (string, error) {
+	h.rec.Stat(g, false)
 	hp, err := h.guard(g, false)
 	if err != nil {
 		return "", err
@@ -90,13 +98,16 @@ func (h hostVFS) mkdir(g string, perm fs.FileMode) error {
 func (h hostVFS) unlink(g string) error { return h.do(g, syscall.Unlink) }
 func (h hostVFS) rmdir(g string) error  { return h.do(g, syscall.Rmdir) }
 func (h hostVFS) rename(o, n string) error {
+	h.rec.Source(o)
+	h.rec.Change(o)
 	return h.do2(o, n, os.Rename)
 }
-func (h hostVFS) link(o, n string) error { return h.do2(o, n, os.Link) }
+func (h hostVFS) link(o, n string) error { h.rec.Source(o); return h.do2(o, n, os.Link) }
 func (h hostVFS) symlink(target, n string) error {
 	return h.do(n, func(hp string) error { return os.Symlink(target, hp) })
 }
 func (h hostVFS) chmod(g string, mode fs.FileMode) error {
+	h.rec.Stat(g, true)
 	hp, err := h.guard(g, true)
 	if err != nil {
 		return unwrapPath(err)
@@ -104,8 +115,10 @@ func (h hostVFS) chmod(g string, mode fs.FileMode) error {
 	return unwrapPath(os.Chmod(hp, mode))
 }
 
-// do runs op on the guarded host path of a name that is not followed.
+// do runs op on the guarded host path of a name that is not followed
+// (one the op makes or removes).
 func (h hostVFS) do(g string, op func(hp string) error) error {
+	h.rec.Change(g)
 	hp, err := h.guard(g, false)
 	if err != nil {
 		return unwrapPath(err)
@@ -114,6 +127,7 @@ func (h hostVFS) do(g string, op func(hp string) error) error {
 }
 
 func (h hostVFS) do2(o, n string, op func(ho, hn string) error) error {
+	h.rec.Change(n)
 	ho, err := h.guard(o, false)
 	if err != nil {
 		return unwrapPath(err)

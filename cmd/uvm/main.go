@@ -32,6 +32,7 @@ const usage = `usage: uvm <command> [arguments]
 
 commands:
   run [flags] PROG [ARGS...]   run a static arm64 or x86-64 Linux program
+  replay DIR [run flags]       re-run a recording of uvm run --det --record DIR
   bench [flags] BENCH...       the kernel's trig-* uprobe benchmarks inside uvm
   version                      print uvm's version
   help                         print this help
@@ -51,6 +52,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		return cmdRun(args[1:], stdin, stdout, stderr)
+	case "replay":
+		return cmdReplay(args[1:], stdout, stderr) // record.go
 	case "bench":
 		return cmdBench(args[1:], stdout, stderr)
 	case "version", "--version":
@@ -71,6 +74,11 @@ func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 
 func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runCommand(args, stdin, stdout, stderr, nil)
+}
+
+// runCommand is uvm run, or with rp a replay of a recording (record.go).
+func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, rp *replaySpec) int {
 	fl := flag.NewFlagSet("uvm run", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	var (
@@ -111,6 +119,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	netMode := fl.String("net", tasks.NetLoopback, "network: loopback (in the emulated kernel) or host (AF_INET/AF_INET6 sockets are host sockets; not with --det)")
 	vdsoMode := fl.String("vdso", "on", "on: map a vDSO (time without syscalls, AT_SYSINFO_EHDR); off: none, as Linux's vdso=0")
 	limitFl := addLimitFlags(fl)
+	recFl := addRecordFlags(fl)
 	var uprobeSpecs, uretprobeSpecs, uprobeOpts listFlag
 	probeLog := fl.String("probe-log", "", "write one line per probe hit (tid, probe, pc, first six argument registers / return value) to FILE ('-' for stderr)")
 	fl.Var(&uprobeSpecs, "uprobe", "attach a uprobe: sym, sym+off, 0xADDR, PATH:sym or PATH:0xOFF (repeatable)")
@@ -328,12 +337,17 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		opts.Machine = m
 	}
+	recs, code := setupRecord(recFl, rp, fl, &opts, prog, stderr) // record.go
+	if code != 0 {
+		return code
+	}
 	var rev *reverseRun
 	if *gdbAddr != "" {
 		rev = newReverseRun(&opts, prog, append([]string{name}, fl.Args()[1:]...)) // gdb_reverse.go
 	}
 	k := tasks.NewKernel(opts)
 	rev.attach(k)
+	recs.attach(k, rev)
 	if uprobeOptions != nil {
 		// The uprobe system uses the kernel's clock (virtual in --det).
 		uprobeOptions.Clock = k.UprobeClock()
@@ -432,6 +446,9 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if *traceHash {
 		fmt.Fprintf(stderr, "uvm: trace-hash %s\n", k.TraceHash())
+	}
+	if recs != nil {
+		return recs.finish(k, st, stderr)
 	}
 	return st.ShellCode()
 }
