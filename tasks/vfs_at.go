@@ -48,6 +48,11 @@ func (t *Task) lookupAt(g string, a pathArg) (vfs, string) {
 		// A name lookup redirects (/proc/self/exe, hidden /proc).
 		return fsys, name
 	}
+	if h, ok := fsys.(hostVFS); ok && h.rec != nil {
+		// uvm run --record: the recording sees every file by its path
+		// (hostVFS's hooks), so lookups stay on the full guest path.
+		return fsys, name
+	}
 	if path.IsAbs(a.p) {
 		// From the root, with the name as written: "/d/file/." and
 		// "/d/link/.." mean what the kernel makes of them.
