@@ -59,7 +59,18 @@ var procMachineFiles = map[string]func(t *Task) []byte{
 	"version": func(*Task) []byte {
 		return []byte("Linux version " + unameRelease + " (uvm@uvm) (uvm) " + unameVersion + "\n")
 	},
+	"filesystems": func(*Task) []byte { return []byte(procFilesystems) },
 }
+
+// procFilesystems is /proc/filesystems: the kernel's own in-memory file
+// systems (the ones uvm models: proc, the synthetic /dev, pipes, sockets,
+// anonymous inodes) and the disk file systems a guest's host-backed files
+// commonly live on, fixed so that --det output does not depend on the
+// host. Programs read it to probe for a file system type (libselinux for
+// selinuxfs, which is absent here as on a kernel without SELinux).
+const procFilesystems = "nodev\tsysfs\nnodev\ttmpfs\nnodev\tbdev\nnodev\tproc\nnodev\tcgroup2\n" +
+	"nodev\tdevtmpfs\nnodev\tsockfs\nnodev\tpipefs\nnodev\tanon_inodefs\nnodev\tramfs\n" +
+	"nodev\tdevpts\n\text4\n\txfs\n\tbtrfs\n\tvfat\nnodev\toverlay\n"
 
 // procSysKernel are the files of /proc/sys/kernel.
 var procSysKernel = map[string]func(t *Task) []byte{
