@@ -977,6 +977,9 @@ func (t *Task) sysFchmod(fd int32, mode uint64) uint64 {
 	if !isHost {
 		return errRet(EBADF)
 	}
+	if readOnlyAt(t.tg.k.fs, f.path, true) {
+		return errRet(EROFS)
+	}
 	return errOr0(errnoOf(h.Chmod(fs.FileMode(mode & 0o777))))
 }
 

@@ -257,7 +257,7 @@ func (t *Task) utimes(dirfd int32, pathAddr uint64, ts *[2]syscall.Timespec, fla
 	}
 	// Confined (--root): resolve inside the root, then act on the
 	// resolved file through its /proc/self/fd link.
-	if r, ok := fsys.(interface{ readOnly() bool }); ok && r.readOnly() {
+	if readOnlyAt(fsys, name, nofollow == 0) {
 		return EROFS
 	}
 	f, err := fsys.open(name, hostOPath|nofollow, 0)

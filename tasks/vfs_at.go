@@ -139,7 +139,7 @@ func (tg *ThreadGroup) cwdAnchor() (*os.File, string) {
 // openAnchor opens name in fsys as a directory anchor (O_PATH: only
 // search permission, as chdir needs, and no read access).
 func openAnchor(fsys vfs, name string) (*os.File, error) {
-	if !hostAnchors {
+	if _, lexical := fsys.(lexicalOnly); !hostAnchors || lexical {
 		return nil, errNoAnchors
 	}
 	f, err := fsys.open(name, hostOPath|syscall.O_DIRECTORY, 0)

@@ -1,0 +1,16 @@
+//go:build !linux
+
+package tasks
+
+import "errors"
+
+func newMountVFS(base vfs, binds []Bind) (vfs, error) {
+	return nil, errors.New("--bind needs a Linux host (descriptor-relative lookups)")
+}
+
+// readOnlyAt reports a file system that refuses every change (there are
+// no binds here).
+func readOnlyAt(fsys vfs, name string, follow bool) bool {
+	r, ok := fsys.(interface{ readOnly() bool })
+	return ok && r.readOnly()
+}
