@@ -119,7 +119,7 @@ func (t *Task) sysFaccessat2(dirfd int32, pathAddr, mode, flags uint64) uint64 {
 	if e := c.permission(st.uid, st.gid, st.mode, uint32(mode)); e != 0 {
 		return errRet(e)
 	}
-	if mode&mayWrite != 0 && t.fsReadOnly() && st.mode&sIFMT != sIFCHR && st.mode&sIFMT != sIFBLK &&
+	if mode&mayWrite != 0 && (t.fsReadOnly() || t.readOnlyArg(dirfd, pathAddr, flags&atSymlinkNofollow == 0)) && st.mode&sIFMT != sIFCHR && st.mode&sIFMT != sIFBLK &&
 		st.mode&sIFMT != sIFIFO && st.mode&sIFMT != sIFSOCK {
 		return errRet(EROFS)
 	}

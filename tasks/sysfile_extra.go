@@ -226,6 +226,9 @@ func (t *Task) utimes(dirfd int32, pathAddr uint64, ts *[2]syscall.Timespec, fla
 				return EBADF
 			}
 			if h, ok := f.hostOS(); ok && f.flags&oPATH == 0 {
+				if readOnlyAt(t.tg.k.fs, f.path, true) {
+					return EROFS
+				}
 				return hostUtimensat(int(h.Fd()), "", ts, 0)
 			}
 			// In-kernel objects (pipes, memfds, eventfds …) keep no

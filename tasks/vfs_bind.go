@@ -51,3 +51,22 @@ func ParseBind(spec string) (Bind, error) {
 // directory anchors: a host directory inside a bind does not know where
 // the bind sits in the guest's tree.
 type lexicalOnly interface{ lexicalPaths() }
+
+// readOnlyArg reports that a path argument (relative to dirfd; empty: the
+// descriptor itself) names a file on a read-only mount.
+func (t *Task) readOnlyArg(dirfd int32, addr uint64, follow bool) bool {
+	p, e := t.readPath(addr)
+	if e != 0 {
+		return false
+	}
+	if p == "" {
+		f, ok := t.tg.fds.get(dirfd)
+		return ok && readOnlyAt(t.tg.k.fs, f.path, true)
+	}
+	g, e := t.guestPath(dirfd, p)
+	if e != 0 {
+		return false
+	}
+	fsys, name := t.lookup(g)
+	return readOnlyAt(fsys, name, follow)
+}

@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,28 @@ static void try_open(const char *p) {
 
 static void result(const char *what, int r) {
 	printf("%s: %s\n", what, r < 0 ? strerrorname_np(errno) : "ok");
+}
+
+static volatile int stop;
+
+// Swaps /data/race between a file and symlinks that climb out of the
+// bind while the main thread opens it.
+static void *swapper(void *arg) {
+	(void)arg;
+	const char *targets[] = {"../outside.txt", "../../../../outside.txt", "/../outside.txt"};
+	for (int i = 0; !stop; i++) {
+		unlink(P("/data/race"));
+		if (i & 1) {
+			int fd = open(P("/data/race"), O_WRONLY | O_CREAT, 0644);
+			if (fd >= 0) {
+				write(fd, "harmless\n", 9);
+				close(fd);
+			}
+		} else {
+			symlink(targets[(i / 2) % 3], P("/data/race"));
+		}
+	}
+	return NULL;
 }
 
 static void list(const char *p) {
@@ -141,6 +164,10 @@ int main(int argc, char **argv) {
 	result("open /cfg.txt O_WRONLY", open(P("/cfg.txt"), O_WRONLY));
 	result("truncate /cfg.txt", truncate(P("/cfg.txt"), 0));
 	result("access /ro/file.txt R_OK", access(P("/ro/file.txt"), R_OK));
+	result("access /ro/file.txt W_OK", access(P("/ro/file.txt"), W_OK));
+	fd = open(P("/ro/file.txt"), O_RDONLY);
+	result("futimens /ro/file.txt", futimens(fd, NULL));
+	close(fd);
 	// A symlink on the read-only bind to a file on the read-write one:
 	// the target's mount decides.
 	fd = open(P("/ro/tow"), O_WRONLY | O_APPEND);
@@ -158,5 +185,24 @@ int main(int argc, char **argv) {
 	result("unlink /cfg.txt", unlink(P("/cfg.txt")));
 	try_open("/data/file.txt");
 	try_open("/etc/secret.txt");
+
+	// A symlink race inside the bind: never the file outside it.
+	pthread_t th;
+	pthread_create(&th, NULL, swapper, NULL);
+	int escaped = 0, opened = 0;
+	for (int i = 0; i < 3000; i++) {
+		char buf[16] = {0};
+		int rfd = open(P("/data/race"), O_RDONLY);
+		if (rfd < 0)
+			continue;
+		opened++;
+		if (read(rfd, buf, sizeof buf - 1) > 0 && strncmp(buf, "OUTSIDE", 7) == 0)
+			escaped++;
+		close(rfd);
+	}
+	stop = 1;
+	pthread_join(th, NULL);
+	unlink(P("/data/race"));
+	printf("race: escaped %d times%s\n", escaped, opened ? "" : " (never opened)");
 	return 0;
 }
