@@ -190,7 +190,7 @@ int main(int argc, char **argv) {
 	pthread_t th;
 	pthread_create(&th, NULL, swapper, NULL);
 	int escaped = 0, opened = 0;
-	for (int i = 0; i < 3000; i++) {
+	for (int i = 0; i < 1000000 && opened < 300; i++) {
 		char buf[16] = {0};
 		int rfd = open(P("/data/race"), O_RDONLY);
 		if (rfd < 0)
