@@ -156,10 +156,13 @@ int main(int argc, char **argv) {
 	result("rmdir /ro", rmdir(P("/ro")));
 	result("chmod /ro/file.txt", chmod(P("/ro/file.txt"), 0600));
 	result("utimes /ro/file.txt", utimes(P("/ro/file.txt"), NULL));
+	result("chown /ro/file.txt", chown(P("/ro/file.txt"), getuid(), -1));
+	result("lchown /ro/tow", lchown(P("/ro/tow"), getuid(), -1));
 	result("truncate /ro/file.txt", truncate(P("/ro/file.txt"), 0));
 	result("mkfifo /ro/fifo", mkfifo(P("/ro/fifo"), 0644));
 	fd = open(P("/ro/file.txt"), O_RDONLY);
 	result("fchmod /ro/file.txt", fchmod(fd, 0600));
+	result("fchown /ro/file.txt", fchown(fd, getuid(), -1));
 	close(fd);
 	result("open /cfg.txt O_WRONLY", open(P("/cfg.txt"), O_WRONLY));
 	result("truncate /cfg.txt", truncate(P("/cfg.txt"), 0));
