@@ -353,6 +353,9 @@ func (m *mountVFS) openIn(g string, flags int, mode uint32) (int, *bindMount, st
 				if err := w.countLink(); err != nil {
 					return -1, nil, "", err
 				}
+				if target == "" {
+					return -1, nil, "", unix.ENOENT
+				}
 				if slash {
 					target += "/"
 				}
@@ -377,6 +380,11 @@ func (m *mountVFS) openIn(g string, flags int, mode uint32) (int, *bindMount, st
 		}
 		how := unix.OpenHow{Flags: uint64(fl), Mode: uint64(mode), Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS}
 		fd, err := openat2Retry(cur.fd, name, &how)
+		if err == unix.ENOSYS {
+			// No openat2 (before Linux 5.6; --root refuses to start
+			// there): one name with O_NOFOLLOW needs neither flag.
+			fd, err = unix.Openat(cur.fd, name, fl, mode)
+		}
 		if err != nil {
 			if err == unix.ELOOP && follow {
 				// Made a symlink since it was read: again.
