@@ -258,6 +258,9 @@ func (t *Task) utimes(dirfd int32, pathAddr uint64, ts *[2]syscall.Timespec, fla
 	if e, ok := unconfinedAt(fsys, func(dfd int) Errno { return hostUtimensat(dfd, name, ts, fl) }); ok {
 		return e
 	}
+	if e, ok := utimensNoFollow(fsys, name, nofollow != 0, func(dfd int, n string) Errno { return hostUtimensat(dfd, n, ts, fl) }); ok {
+		return e
+	}
 	// Confined (--root): resolve inside the root, then act on the
 	// resolved file through its /proc/self/fd link.
 	if readOnlyAt(fsys, name, nofollow == 0) {

@@ -186,6 +186,9 @@ func (t *Task) chdirAt(fsys vfs, name, g string) uint64 {
 func (t *Task) cwdPath() (string, Errno) {
 	d, g := t.tg.cwdAnchor()
 	if d == nil {
+		if len(g)+1 > 4096 {
+			return "", ENAMETOOLONG // d_path's page, as Linux
+		}
 		return g, 0
 	}
 	p, err := anchorPath(t.tg.k.fs, d)

@@ -678,3 +678,33 @@ func (m *mountVFS) lexicalHost(g string) string {
 	}
 	return path.Join(m.mounts[best].Host, strings.TrimPrefix(c, best))
 }
+
+// utimensNoFollow runs op (utimensat with AT_SYMLINK_NOFOLLOW) on the
+// last component of name from its parent directory when fsys is a
+// mountVFS and the last component is not followed; ok is false otherwise.
+func utimensNoFollow(fsys vfs, name string, nofollow bool, op func(dirfd int, name string) Errno) (Errno, bool) {
+	m, isMount := fsys.(*mountVFS)
+	if !isMount || !nofollow {
+		return 0, false
+	}
+	var e Errno
+	handled := true
+	err := m.parent(name, func(w *walker, last string, b *bindMount) error {
+		if b != nil {
+			// A mount point is no symlink: the caller's way, through
+			// the bind's host file.
+			handled = false
+			return nil
+		}
+		cur := w.cur()
+		if m.readOnlyMount(cur.mnt) {
+			return unix.EROFS
+		}
+		e = op(cur.fd, last)
+		return nil
+	})
+	if err != nil {
+		return errnoOf(err), true
+	}
+	return e, handled
+}

@@ -14,3 +14,7 @@ func readOnlyAt(fsys vfs, name string, follow bool) bool {
 	r, ok := fsys.(interface{ readOnly() bool })
 	return ok && r.readOnly()
 }
+
+func utimensNoFollow(fsys vfs, name string, nofollow bool, op func(dirfd int, name string) Errno) (Errno, bool) {
+	return 0, false
+}
