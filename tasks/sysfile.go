@@ -964,6 +964,9 @@ func (t *Task) sysFchdir(fd int32) uint64 {
 			return t.chdirAt(fsys, ".", f.path)
 		}
 	}
+	if raw, ok := t.mountArg(t.tg.k.fs, pathArg{fd, "."}); ok {
+		return t.chdirAt(t.tg.k.fs, raw, f.path)
+	}
 	fsys, name := t.lookup(f.path)
 	return t.chdirAt(fsys, name, f.path)
 }

@@ -48,6 +48,9 @@ func (t *Task) lookupAt(g string, a pathArg) (vfs, string) {
 		// A name lookup redirects (/proc/self/exe, hidden /proc).
 		return fsys, name
 	}
+	if raw, ok := t.mountArg(fsys, a); ok {
+		return fsys, raw
+	}
 	if path.IsAbs(a.p) {
 		// From the root, with the name as written: "/d/file/." and
 		// "/d/link/.." mean what the kernel makes of them.
@@ -139,7 +142,7 @@ func (tg *ThreadGroup) cwdAnchor() (*os.File, string) {
 // openAnchor opens name in fsys as a directory anchor (O_PATH: only
 // search permission, as chdir needs, and no read access).
 func openAnchor(fsys vfs, name string) (*os.File, error) {
-	if _, lexical := fsys.(lexicalOnly); !hostAnchors || lexical {
+	if !hostAnchors {
 		return nil, errNoAnchors
 	}
 	f, err := fsys.open(name, hostOPath|syscall.O_DIRECTORY, 0)

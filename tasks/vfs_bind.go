@@ -46,12 +46,6 @@ func ParseBind(spec string) (Bind, error) {
 	return Bind{Host: abs, Guest: path.Clean(guest), RO: ro}, nil
 }
 
-// lexicalOnly marks a vfs whose relative names are joined lexically to
-// the cwd or the descriptor's guest path (guestPath), with no host
-// directory anchors: a host directory inside a bind does not know where
-// the bind sits in the guest's tree.
-type lexicalOnly interface{ lexicalPaths() }
-
 // readOnlyArg reports that a path argument (relative to dirfd; empty: the
 // descriptor itself) names a file on a read-only mount.
 func (t *Task) readOnlyArg(dirfd int32, addr uint64, follow bool) bool {

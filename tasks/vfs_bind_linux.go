@@ -32,15 +32,16 @@ import (
 // No host ".." is ever taken, so a walk reaches only what lies below the
 // root or a bind's host directory. Without --root the base's root is the
 // host's /, and every step is checked against the host's /proc as
-// hostVFS checks its paths. Relative names reach the walk joined
-// lexically to the cwd (lexicalOnly): host directory anchors are not used.
+// hostVFS checks its paths. Relative names reach the walk behind the
+// current guest path of their directory (Task.mountArg, guestPathOf).
 // Mount points are guest paths: a mount point, or a directory above one,
 // cannot be renamed or removed (EBUSY).
 type mountVFS struct {
 	base     vfs
-	rootfd   int  // O_PATH descriptor of the base's root (never closed)
-	baseRO   bool // read-only root (--root DIR:ro)
-	hostProc bool // unconfined base: the host's /proc is guarded
+	rootfd   int    // O_PATH descriptor of the base's root (never closed)
+	rootReal string // the host's path of rootfd at setup
+	baseRO   bool   // read-only root (--root DIR:ro)
+	hostProc bool   // unconfined base: the host's /proc is guarded
 	// mounts are the binds by canonical guest mount point; the last
 	// --bind on a point wins. Written only by newMountVFS.
 	mounts map[string]*bindMount
@@ -49,11 +50,10 @@ type mountVFS struct {
 // bindMount is one Bind with its host descriptor.
 type bindMount struct {
 	Bind
-	fd  int // O_PATH descriptor of Host (never closed)
-	dir bool
+	fd   int // O_PATH descriptor of Host (never closed)
+	dir  bool
+	real string // the host's path of fd at setup (d_path), for guestPathOf
 }
-
-func (m *mountVFS) lexicalPaths() {}
 
 // newMountVFS adds binds, in order, to base. A mount point must exist in
 // the guest's tree (earlier binds included) and be of Host's kind,
@@ -75,6 +75,7 @@ func newMountVFS(base vfs, binds []Bind) (vfs, error) {
 	default:
 		return nil, fmt.Errorf("--bind over %T", base)
 	}
+	m.rootReal, _ = fdPath(m.rootfd)
 	for _, b := range binds {
 		fd, err := unix.Open(b.Host, unix.O_PATH|unix.O_CLOEXEC, 0)
 		if err != nil {
@@ -86,6 +87,7 @@ func newMountVFS(base vfs, binds []Bind) (vfs, error) {
 			return nil, fmt.Errorf("--bind %s: %w", b.Host, err)
 		}
 		bm := &bindMount{Bind: b, fd: fd, dir: st.Mode&unix.S_IFMT == unix.S_IFDIR}
+		bm.real, _ = fdPath(fd)
 		at := "/"
 		if b.Guest != "/" {
 			pfd, _, g, err := m.openIn(b.Guest, unix.O_PATH, 0)
@@ -319,7 +321,7 @@ func (m *mountVFS) openIn(g string, flags int, mode uint32) (int, *bindMount, st
 		return -1, nil, "", err
 	}
 	defer w.close()
-	last, err := w.dirs(path.Clean("/" + g))
+	last, err := w.dirs("/" + g)
 	if err != nil {
 		return -1, nil, "", err
 	}
@@ -452,22 +454,36 @@ func (m *mountVFS) stat(g string) (fs.FileInfo, error)  { return m.statFD(g, 0) 
 func (m *mountVFS) lstat(g string) (fs.FileInfo, error) { return m.statFD(g, unix.O_NOFOLLOW) }
 
 // parent walks to g's directory and runs op there with g's last component
-// and the mount point bound there, if any.
+// (a trailing slash kept: the *at syscall answers for it) and the mount
+// point bound there, if any. A last component "." or ".." names no entry
+// of a directory: errDotLast.
 func (m *mountVFS) parent(g string, op func(w *walker, name string, b *bindMount) error) error {
-	c := path.Clean("/" + g)
-	if c == "/" {
-		return unix.EBUSY
-	}
 	w, err := m.newWalker()
 	if err != nil {
 		return err
 	}
 	defer w.close()
-	last, err := w.dirs(c)
+	last, err := w.dirs("/" + g)
 	if err != nil {
 		return err
 	}
-	return op(w, last, m.mounts[joinG(w.cur().g, last)])
+	switch strings.TrimRight(last, "/") {
+	case "", ".", "..":
+		return errDotLast
+	}
+	return op(w, last, m.mounts[joinG(w.cur().g, strings.TrimRight(last, "/"))])
+}
+
+// errDotLast is parent's answer for a name whose last component is "."
+// or ".." (or the root): EEXIST to create, EBUSY to remove or rename.
+var errDotLast = errors.New("last component is . or ..")
+
+// dotLast maps errDotLast to e.
+func dotLast(err error, e unix.Errno) error {
+	if err == errDotLast {
+		return e
+	}
+	return err
 }
 
 func (m *mountVFS) readlink(g string) (string, error) {
@@ -480,12 +496,16 @@ func (m *mountVFS) readlink(g string) (string, error) {
 		target, err = readlinkAt(w.cur().fd, name)
 		return err
 	})
-	return target, err
+	return target, dotLast(err, unix.EINVAL)
 }
 
 // create runs op to make a new entry: EEXIST for a mount point or an
 // existing name on a read-only mount, else EROFS there.
 func (m *mountVFS) create(g string, op func(dirfd int, name string) error) error {
+	return dotLast(m.createIn(g, op), unix.EEXIST)
+}
+
+func (m *mountVFS) createIn(g string, op func(dirfd int, name string) error) error {
 	return m.parent(g, func(w *walker, name string, b *bindMount) error {
 		cur := w.cur()
 		if b != nil {
@@ -505,16 +525,16 @@ func (m *mountVFS) create(g string, op func(dirfd int, name string) error) error
 // remove runs op to remove an entry: EROFS on a read-only mount, EBUSY for
 // a mount point or a directory above one.
 func (m *mountVFS) remove(g string, op func(dirfd int, name string) error) error {
-	return m.parent(g, func(w *walker, name string, b *bindMount) error {
+	return dotLast(m.parent(g, func(w *walker, name string, b *bindMount) error {
 		cur := w.cur()
 		if m.readOnlyMount(cur.mnt) {
 			return unix.EROFS
 		}
-		if b != nil || m.aboveMount(joinG(cur.g, name)) {
+		if b != nil || m.aboveMount(joinG(cur.g, strings.TrimRight(name, "/"))) {
 			return unix.EBUSY
 		}
 		return op(cur.fd, name)
-	})
+	}), unix.EBUSY)
 }
 
 // aboveMount reports a mount point below guest path g.
@@ -550,6 +570,10 @@ func (m *mountVFS) link(o, n string) error   { return m.two(o, n, true) }
 // Linux checks first), which must be writable; a mount point, or a
 // directory above one, stays where it is (EBUSY).
 func (m *mountVFS) two(o, n string, link bool) error {
+	return dotLast(m.twoIn(o, n, link), unix.EBUSY)
+}
+
+func (m *mountVFS) twoIn(o, n string, link bool) error {
 	return m.parent(o, func(ow *walker, on string, ob *bindMount) error {
 		return m.parent(n, func(nw *walker, nn string, nb *bindMount) error {
 			od, nd := ow.cur(), nw.cur()
@@ -568,7 +592,7 @@ func (m *mountVFS) two(o, n string, link bool) error {
 				}
 				return unix.Linkat(od.fd, on, nd.fd, nn, 0)
 			}
-			if ob != nil || nb != nil || m.aboveMount(joinG(od.g, on)) || m.aboveMount(joinG(nd.g, nn)) {
+			if ob != nil || nb != nil || m.aboveMount(joinG(od.g, strings.TrimRight(on, "/"))) || m.aboveMount(joinG(nd.g, strings.TrimRight(nn, "/"))) {
 				return unix.EBUSY
 			}
 			return unix.Renameat(od.fd, on, nd.fd, nn)
@@ -707,4 +731,85 @@ func utimensNoFollow(fsys vfs, name string, nofollow bool, op func(dirfd int, na
 		return errnoOf(err), true
 	}
 	return e, handled
+}
+
+// guestPathOf is the guest path of host descriptor fd now (renames
+// followed): the host's d_path of fd below the host directory of the
+// mount it lies on, under that mount point. Where several mounts show
+// the host directory, the one with the longest mount point that is a
+// prefix of hint (the guest path it was opened as) wins, else the one
+// with the longest host path. ENOENT for a removed directory or one
+// outside every mount. Only a name: lookups from it are walked again from
+// the guest's root, so it confines nothing and cannot leak.
+func (m *mountVFS) guestPathOf(fd int, hint string) (string, error) {
+	hp, err := fdPath(fd)
+	if err != nil {
+		return "", err
+	}
+	best, bestAt, bestReal, hinted := false, "", "", false
+	try := func(at, real string) {
+		if real == "" {
+			return
+		}
+		if hp != real && real != "/" && !strings.HasPrefix(hp, real+"/") {
+			return
+		}
+		h := hint != "" && (hint == at || at == "/" || strings.HasPrefix(hint, at+"/"))
+		better := !best || h && !hinted || h == hinted && (h && len(at) > len(bestAt) || !h && len(real) > len(bestReal))
+		if better {
+			best, bestAt, bestReal, hinted = true, at, real, h
+		}
+	}
+	if m.mounts["/"] == nil {
+		try("/", m.rootReal)
+	}
+	for at, b := range m.mounts {
+		if b.dir {
+			try(at, b.real)
+		}
+	}
+	if !best {
+		return "", unix.ENOENT
+	}
+	rest := strings.TrimPrefix(hp, bestReal)
+	if bestReal == "/" {
+		rest = hp
+	}
+	return path.Clean(bestAt + "/" + rest), nil
+}
+
+// mountArg is a path argument as written, for the walk: absolute as it
+// is, relative behind the current guest path of its directory (the cwd's
+// or dirfd's host directory, renames followed); ok is false for another
+// vfs, or where the directory has no current guest path (then the lexical
+// name is used).
+func (t *Task) mountArg(fsys vfs, a pathArg) (string, bool) {
+	m, ok := fsys.(*mountVFS)
+	if !ok {
+		return "", false
+	}
+	if path.IsAbs(a.p) {
+		return a.p, true
+	}
+	var dir *os.File
+	var hint string
+	if a.dirfd == atFDCWD {
+		dir, hint = t.tg.cwdAnchor()
+	} else if f, ok := t.tg.fds.get(a.dirfd); ok {
+		dir, _ = f.hostOS()
+		hint = f.path
+	}
+	if dir == nil {
+		return "", false
+	}
+	rc, err := dir.SyscallConn()
+	if err != nil {
+		return "", false
+	}
+	var g string
+	var gerr error
+	if rc.Control(func(fd uintptr) { g, gerr = m.guestPathOf(int(fd), hint) }) != nil || gerr != nil {
+		return "", false
+	}
+	return g + "/" + a.p, true
 }

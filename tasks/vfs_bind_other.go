@@ -18,3 +18,5 @@ func readOnlyAt(fsys vfs, name string, follow bool) bool {
 func utimensNoFollow(fsys vfs, name string, nofollow bool, op func(dirfd int, name string) Errno) (Errno, bool) {
 	return 0, false
 }
+
+func (t *Task) mountArg(fsys vfs, a pathArg) (string, bool) { return "", false }
