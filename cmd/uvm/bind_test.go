@@ -72,7 +72,8 @@ func checkBindHost(t *testing.T, top, what string) {
 
 // TestBind runs the bind guest with --root and three binds (read-write
 // directory, read-only directory, read-only file), and without --root
-// with the same binds over the host's tree, on both arches. The expected
+// with the same binds over the host's tree, on both arches, in --det and
+// parallel mode (the symlink race then runs on two host threads). The expected
 // output is the real kernel's: a native run under chroot(2) with real
 // bind mounts in a mount namespace (TestBindNative).
 func TestBind(t *testing.T) {
@@ -84,20 +85,24 @@ func TestBind(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, arch := range guestArches {
-		for _, confined := range []bool{true, false} {
+		for i := 0; i < 4; i++ {
+			confined, det := i&1 == 0, i&2 == 0
 			top := t.TempDir()
 			jail := filepath.Join(top, "jail")
-			var args []string
+			args := []string{"run"}
+			if det {
+				args = append(args, "--det")
+			}
 			if confined {
-				args = append([]string{"run", "--det", "--root", jail}, bindTree(t, top, arch, "")...)
+				args = append(append(args, "--root", jail), bindTree(t, top, arch, "")...)
 				args = append(args, "/bin/bind")
 			} else {
-				args = append([]string{"run", "--det"}, bindTree(t, top, arch, jail)...)
+				args = append(args, bindTree(t, top, arch, jail)...)
 				args = append(args, filepath.Join(jail, "bin/bind"), jail)
 			}
 			var o, e bytes.Buffer
 			code := run(args, nil, &o, &e)
-			what := arch + map[bool]string{true: " --root", false: " unconfined"}[confined]
+			what := arch + map[bool]string{true: " --root", false: " unconfined"}[confined] + map[bool]string{true: " --det", false: " parallel"}[det]
 			if code != 0 || o.String() != string(exp) {
 				t.Errorf("%s: status %d\n--- got\n%s--- want\n%s--- stderr\n%s", what, code, o.String(), exp, e.String())
 			}
