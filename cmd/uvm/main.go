@@ -155,14 +155,6 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	opts.Limits = lim
-	for _, spec := range bindSpecs {
-		b, err := tasks.ParseBind(spec)
-		if err != nil {
-			fmt.Fprintf(stderr, "uvm run: %v\n", err)
-			return 2
-		}
-		opts.Binds = append(opts.Binds, b)
-	}
 	if *cacheModel || *cacheCfg != "" || *icacheMode != "" {
 		cfg, err := icache.ParseModelConfig(*cacheCfg)
 		if err == nil && *icacheMode != "" {
@@ -176,6 +168,14 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	opts.Redecode = *redecode
 	opts.Net = *netMode
+	for _, spec := range bindSpecs {
+		b, err := tasks.ParseBind(spec)
+		if err != nil {
+			fmt.Fprintf(stderr, "uvm run: %v\n", err)
+			return 2
+		}
+		opts.Binds = append(opts.Binds, b)
+	}
 	switch *vdsoMode {
 	case "on", "1":
 	case "off", "0":
