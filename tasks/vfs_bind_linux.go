@@ -523,14 +523,16 @@ func (m *mountVFS) createIn(g string, op func(dirfd int, name string) error) err
 }
 
 // remove runs op to remove an entry: EROFS on a read-only mount, EBUSY for
-// a mount point or a directory above one.
+// a mount point.
 func (m *mountVFS) remove(g string, op func(dirfd int, name string) error) error {
 	return dotLast(m.parent(g, func(w *walker, name string, b *bindMount) error {
 		cur := w.cur()
 		if m.readOnlyMount(cur.mnt) {
 			return unix.EROFS
 		}
-		if b != nil || m.aboveMount(joinG(cur.g, strings.TrimRight(name, "/"))) {
+		if b != nil {
+			// A directory above a mount point holds it on the
+			// host too (mount points exist): ENOTEMPTY from there.
 			return unix.EBUSY
 		}
 		return op(cur.fd, name)

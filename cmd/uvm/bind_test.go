@@ -28,11 +28,11 @@ func bindTree(t *testing.T, top, arch, base string) []string {
 		}
 	}
 	p := func(s string) string { return filepath.Join(top, s) }
-	for _, d := range []string{"jail/bin", "jail/etc", "jail/data", "jail/ro", "hostrw/sub", "hostro", "etc"} {
+	for _, d := range []string{"jail/bin", "jail/etc", "jail/data", "jail/ro", "hostrw/sub/nest", "hostnest", "hostro", "etc"} {
 		must(os.MkdirAll(p(d), 0o755))
 	}
 	files := map[string]string{"jail/etc/secret.txt": "jail-etc\n", "etc/secret.txt": "ESCAPED\n", "jail/cfg.txt": "",
-		"hostrw/file.txt": "rw-data\n", "hostro/file.txt": "ro-data\n", "hostcfg.txt": "cfg\n", "outside.txt": "OUTSIDE\n"}
+		"hostrw/file.txt": "rw-data\n", "hostro/file.txt": "ro-data\n", "hostcfg.txt": "cfg\n", "outside.txt": "OUTSIDE\n", "hostnest/n.txt": "nested\n"}
 	for name, data := range files {
 		must(os.WriteFile(p(name), []byte(data), 0o644))
 	}
@@ -41,9 +41,10 @@ func bindTree(t *testing.T, top, arch, base string) []string {
 	must(os.Symlink(base+"/etc/secret.txt", p("hostrw/abs")))
 	must(os.Symlink("..", p("hostrw/top")))
 	must(os.Symlink(base+"/data/file.txt", p("hostro/tow")))
+	must(os.Symlink("../../file.txt", p("hostnest/up2")))
 	g := func(s string) string { return base + s }
 	return []string{"--bind", p("hostrw") + ":" + g("/data"), "--bind", p("hostro") + ":" + g("/ro") + ":ro",
-		"--bind", p("hostcfg.txt") + ":" + g("/cfg.txt") + ":ro"}
+		"--bind", p("hostcfg.txt") + ":" + g("/cfg.txt") + ":ro", "--bind", p("hostnest") + ":" + g("/data/sub/nest")}
 }
 
 // checkBindHost checks what the bind guest's run left on the host: its
@@ -51,7 +52,8 @@ func bindTree(t *testing.T, top, arch, base string) []string {
 func checkBindHost(t *testing.T, top, what string) {
 	t.Helper()
 	want := map[string]string{"hostrw/sub/moved.txt": "written\n", "hostrw/file.txt": "rw-data\n", "hostro/file.txt": "ro-data\n",
-		"hostcfg.txt": "cfg\n", "outside.txt": "OUTSIDE\n", "etc/secret.txt": "ESCAPED\n", "jail/etc/secret.txt": "jail-etc\n"}
+		"hostcfg.txt": "cfg\n", "outside.txt": "OUTSIDE\n", "etc/secret.txt": "ESCAPED\n", "jail/etc/secret.txt": "jail-etc\n",
+		"hostnest/n.txt": "nested\n"}
 	for name, data := range want {
 		if b, err := os.ReadFile(filepath.Join(top, name)); err != nil || string(b) != data {
 			t.Errorf("%s: host %s = %q, %v; want %q", what, name, b, err, data)
@@ -129,7 +131,8 @@ func TestBindNative(t *testing.T) {
 	top := t.TempDir()
 	bindTree(t, top, "amd64", "")
 	script := `cd "$1" && mount --bind hostrw jail/data && mount --bind hostro jail/ro && mount -o remount,bind,ro jail/ro &&
-mount --bind hostcfg.txt jail/cfg.txt && mount -o remount,bind,ro jail/cfg.txt && exec chroot jail /bin/bind`
+mount --bind hostcfg.txt jail/cfg.txt && mount -o remount,bind,ro jail/cfg.txt && mount --bind hostnest jail/data/sub/nest &&
+exec chroot jail /bin/bind`
 	out, err := exec.Command("unshare", "-rm", "sh", "-c", script, "sh", top).Output()
 	if err != nil {
 		t.Skipf("native run with bind mounts: %v", err)

@@ -9,6 +9,8 @@
 // HOSTRW/abs -> BASE/etc/secret.txt, HOSTRW/top -> .. (climbs to BASE),
 // HOSTRO/file.txt "ro-data", HOSTRO/tow -> BASE/data/file.txt, HOSTCFG
 // "cfg", and outside.txt "OUTSIDE" in HOSTRW's parent (never reachable).
+// A fourth bind, of HOSTNEST, sits inside the first at BASE/data/sub/nest:
+// HOSTNEST/n.txt "nested", HOSTNEST/up2 -> ../../file.txt.
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -128,6 +130,14 @@ int main(int argc, char **argv) {
 	show_fd("openat data ../etc/secret.txt", openat(dfd, "../etc/secret.txt", O_RDONLY));
 	show_fd("openat data up", openat(dfd, "up", O_RDONLY));
 	close(dfd);
+
+	// A bind inside a bind.
+	try_open("/data/sub/nest/n.txt");
+	try_open("/data/sub/nest/up2");
+	result("rename /data/sub/nest/n.txt /data/sub/n", rename(P("/data/sub/nest/n.txt"), P("/data/sub/n")));
+	result("link /data/file.txt /data/sub/nest/l", link(P("/data/file.txt"), P("/data/sub/nest/l")));
+	result("rmdir /data/sub/nest", rmdir(P("/data/sub/nest")));
+	result("rmdir /data/sub", rmdir(P("/data/sub")));
 
 	// Writes inside the read-write bind reach the host directory.
 	int fd = open(P("/data/new.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
