@@ -207,7 +207,7 @@ func (t *Task) sysFchown(fd int32, uid, gid uint32) uint64 {
 	if !isHost {
 		return t.chownModelled(st, uid, gid, "a pipe, socket or other in-kernel object")
 	}
-	if t.fsReadOnly() || readOnlyAt(t.tg.k.fs, f.path, true) {
+	if t.fsReadOnly() || readOnlyFile(t.tg.k.fs, h, f.path) {
 		return errRet(EROFS)
 	}
 	if !t.creds().chownAllowed(st.uid, st.gid, uid, gid) {
@@ -259,7 +259,7 @@ func (t *Task) sysFchmodat2(dirfd int32, pathAddr uint64, mode uint32, flags uin
 		if e := t.mayChmod(st); e != 0 {
 			return errRet(e)
 		}
-		if readOnlyAt(t.tg.k.fs, f.path, true) {
+		if readOnlyFile(t.tg.k.fs, h, f.path) {
 			return errRet(EROFS)
 		}
 		return errOr0(errnoOf(h.Chmod(goMode(mode))))

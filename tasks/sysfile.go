@@ -980,7 +980,7 @@ func (t *Task) sysFchmod(fd int32, mode uint64) uint64 {
 	if !isHost {
 		return errRet(EBADF)
 	}
-	if readOnlyAt(t.tg.k.fs, f.path, true) {
+	if readOnlyFile(t.tg.k.fs, h, f.path) {
 		return errRet(EROFS)
 	}
 	return errOr0(errnoOf(h.Chmod(fs.FileMode(mode & 0o777))))

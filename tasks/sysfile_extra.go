@@ -226,7 +226,7 @@ func (t *Task) utimes(dirfd int32, pathAddr uint64, ts *[2]syscall.Timespec, fla
 				return EBADF
 			}
 			if h, ok := f.hostOS(); ok && f.flags&oPATH == 0 {
-				if readOnlyAt(t.tg.k.fs, f.path, true) {
+				if readOnlyFile(t.tg.k.fs, h, f.path) {
 					return EROFS
 				}
 				return hostUtimensat(int(h.Fd()), "", ts, 0)

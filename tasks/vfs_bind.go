@@ -55,7 +55,13 @@ func (t *Task) readOnlyArg(dirfd int32, addr uint64, follow bool) bool {
 	}
 	if p == "" {
 		f, ok := t.tg.fds.get(dirfd)
-		return ok && readOnlyAt(t.tg.k.fs, f.path, true)
+		if !ok {
+			return false
+		}
+		if h, isHost := f.hostOS(); isHost {
+			return readOnlyFile(t.tg.k.fs, h, f.path)
+		}
+		return readOnlyAt(t.tg.k.fs, f.path, true)
 	}
 	g, e := t.guestPath(dirfd, p)
 	if e != 0 {

@@ -748,36 +748,73 @@ func (m *mountVFS) guestPathOf(fd int, hint string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	best, bestAt, bestReal, hinted := false, "", "", false
-	try := func(at, real string) {
-		if real == "" {
+	at, _, real, ok := m.mountOf(hp, hint, true)
+	if !ok {
+		return "", unix.ENOENT
+	}
+	rest := strings.TrimPrefix(hp, real)
+	if real == "/" {
+		rest = hp
+	}
+	return path.Clean(at + "/" + rest), nil
+}
+
+// mountOf picks the mount host path hp lies on: of those whose host
+// directory (or file, unless dirsOnly) holds hp, the one with the longest
+// mount point that is a prefix of hint, else the one with the longest
+// host path; ties go to the smaller mount point (b is nil for the base).
+func (m *mountVFS) mountOf(hp, hint string, dirsOnly bool) (at string, b *bindMount, real string, ok bool) {
+	hinted := false
+	try := func(a string, bm *bindMount, r string) {
+		if r == "" || hp != r && r != "/" && !strings.HasPrefix(hp, r+"/") {
 			return
 		}
-		if hp != real && real != "/" && !strings.HasPrefix(hp, real+"/") {
-			return
+		h := hint != "" && (hint == a || a == "/" || strings.HasPrefix(hint, a+"/"))
+		better := !ok || h && !hinted
+		if ok && h == hinted {
+			if h {
+				better = len(a) > len(at) || len(a) == len(at) && a < at
+			} else {
+				better = len(r) > len(real) || len(r) == len(real) && a < at
+			}
 		}
-		h := hint != "" && (hint == at || at == "/" || strings.HasPrefix(hint, at+"/"))
-		better := !best || h && !hinted || h == hinted && (h && len(at) > len(bestAt) || !h && len(real) > len(bestReal))
 		if better {
-			best, bestAt, bestReal, hinted = true, at, real, h
+			at, b, real, ok, hinted = a, bm, r, true, h
 		}
 	}
 	if m.mounts["/"] == nil {
-		try("/", m.rootReal)
+		try("/", nil, m.rootReal)
 	}
-	for at, b := range m.mounts {
-		if b.dir {
-			try(at, b.real)
+	for a, bm := range m.mounts {
+		if bm.dir || !dirsOnly {
+			try(a, bm, bm.real)
 		}
 	}
-	if !best {
-		return "", unix.ENOENT
+	return at, b, real, ok
+}
+
+// readOnlyFile reports that open host file h, opened as guest path g,
+// lies on a read-only mount (for fchmod, fchown, futimens): by the mount
+// its host path lies on (mountOf), so a symlink changed since the open
+// cannot move it to a writable one; by g where the host path is unknown.
+func readOnlyFile(fsys vfs, h *os.File, g string) bool {
+	m, ok := fsys.(*mountVFS)
+	if !ok {
+		return readOnlyAt(fsys, g, true)
 	}
-	rest := strings.TrimPrefix(hp, bestReal)
-	if bestReal == "/" {
-		rest = hp
+	rc, err := h.SyscallConn()
+	if err != nil {
+		return readOnlyAt(fsys, g, true)
 	}
-	return path.Clean(bestAt + "/" + rest), nil
+	var hp string
+	var perr error
+	if rc.Control(func(fd uintptr) { hp, perr = fdPath(int(fd)) }) != nil || perr != nil {
+		return readOnlyAt(fsys, g, true)
+	}
+	if _, b, _, found := m.mountOf(hp, g, false); found {
+		return m.readOnlyMount(b)
+	}
+	return readOnlyAt(fsys, g, true)
 }
 
 // mountArg is a path argument as written, for the walk: absolute as it

@@ -2,7 +2,10 @@
 
 package tasks
 
-import "errors"
+import (
+	"errors"
+	"os"
+)
 
 func newMountVFS(base vfs, binds []Bind) (vfs, error) {
 	return nil, errors.New("--bind needs a Linux host (descriptor-relative lookups)")
@@ -20,3 +23,5 @@ func utimensNoFollow(fsys vfs, name string, nofollow bool, op func(dirfd int, na
 }
 
 func (t *Task) mountArg(fsys vfs, a pathArg) (string, bool) { return "", false }
+
+func readOnlyFile(fsys vfs, h *os.File, g string) bool { return readOnlyAt(fsys, g, true) }

@@ -188,6 +188,18 @@ int main(int argc, char **argv) {
 	if (fd >= 0)
 		close(fd);
 
+	// A file opened through a symlink to the read-only bind stays on it
+	// when the symlink is pointed at the read-write one.
+	result("symlink /swing -> /ro", symlink(P("/ro"), P("/swing")));
+	fd = open(P("/swing/file.txt"), O_RDONLY);
+	unlink(P("/swing"));
+	result("symlink /swing -> /data", symlink(P("/data"), P("/swing")));
+	result("fchmod /swing/file.txt (opened on /ro)", fchmod(fd, 0600));
+	result("fchown /swing/file.txt (opened on /ro)", fchown(fd, getuid(), -1));
+	result("futimens /swing/file.txt (opened on /ro)", futimens(fd, NULL));
+	close(fd);
+	unlink(P("/swing"));
+
 	// Across mounts: EXDEV; mount points stay.
 	result("rename /data/file.txt /ro/x", rename(P("/data/file.txt"), P("/ro/x")));
 	result("rename /data/file.txt /moved.txt", rename(P("/data/file.txt"), P("/moved.txt")));
