@@ -737,11 +737,9 @@ func utimensNoFollow(fsys vfs, name string, nofollow bool, op func(dirfd int, na
 
 // guestPathOf is the guest path of host descriptor fd now (renames
 // followed): the host's d_path of fd below the host directory of the
-// mount it lies on, under that mount point. Where several mounts show
-// the host directory, the one with the longest mount point that is a
-// prefix of hint (the guest path it was opened as) wins, else the one
-// with the longest host path. ENOENT for a removed directory or one
-// outside every mount. Only a name: lookups from it are walked again from
+// mount it lies on (mountOf; hint is the guest path it was opened as),
+// under that mount point. ENOENT for a removed directory or one outside
+// every mount. Only a name: lookups from it are walked again from
 // the guest's root, so it confines nothing and cannot leak.
 func (m *mountVFS) guestPathOf(fd int, hint string) (string, error) {
 	hp, err := fdPath(fd)
@@ -759,10 +757,13 @@ func (m *mountVFS) guestPathOf(fd int, hint string) (string, error) {
 	return path.Clean(at + "/" + rest), nil
 }
 
-// mountOf picks the mount host path hp lies on: of those whose host
+// mountOf picks the mount host path hp lies on: of the binds whose host
 // directory (or file, unless dirsOnly) holds hp, the one with the longest
 // mount point that is a prefix of hint, else the one with the longest
-// host path; ties go to the smaller mount point (b is nil for the base).
+// host path, ties to the smaller mount point; the base (b nil) only where
+// no bind holds hp. (A host file both a bind and the base show is the
+// bind's: the base could reach it only where it lies inside the root's
+// host directory, or unconfined, and then the guest reaches it anyway.)
 func (m *mountVFS) mountOf(hp, hint string, dirsOnly bool) (at string, b *bindMount, real string, ok bool) {
 	hinted := false
 	try := func(a string, bm *bindMount, r string) {
@@ -782,13 +783,13 @@ func (m *mountVFS) mountOf(hp, hint string, dirsOnly bool) (at string, b *bindMo
 			at, b, real, ok, hinted = a, bm, r, true, h
 		}
 	}
-	if m.mounts["/"] == nil {
-		try("/", nil, m.rootReal)
-	}
 	for a, bm := range m.mounts {
 		if bm.dir || !dirsOnly {
 			try(a, bm, bm.real)
 		}
+	}
+	if !ok && m.mounts["/"] == nil {
+		try("/", nil, m.rootReal)
 	}
 	return at, b, real, ok
 }
