@@ -118,7 +118,7 @@ func newMountVFS(base vfs, binds []Bind) (vfs, error) {
 	return m, nil
 }
 
-// readOnly is the mount's EROFS: a :ro bind, or a read-only root.
+// readOnlyMount is the mount's EROFS: a :ro bind, or a read-only root.
 func (m *mountVFS) readOnlyMount(b *bindMount) bool {
 	if b != nil {
 		return b.RO
