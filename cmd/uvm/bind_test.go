@@ -165,6 +165,10 @@ func TestBindFlags(t *testing.T) {
 			t.Errorf("--bind %q: status %d, stderr %q; want 2 and one line with %q", c.spec, code, msg, c.want)
 		}
 	}
+	var lo, le bytes.Buffer
+	if code := run([]string{"run", "-L", dir, "--bind", dir + ":/g", "../../testdata/bin/amd64/hello"}, nil, &lo, &le); code != 2 || !strings.Contains(le.String(), "-L") {
+		t.Errorf("--bind with -L: status %d, stderr %q; want 2", code, le.String())
+	}
 	hello, err := os.ReadFile("../../testdata/bin/amd64/hello")
 	if err != nil {
 		t.Fatal(err)

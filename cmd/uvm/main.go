@@ -168,6 +168,10 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	opts.Redecode = *redecode
 	opts.Net = *netMode
+	if len(bindSpecs) > 0 && *root != "" {
+		fmt.Fprintf(stderr, "uvm run: --bind cannot be combined with -L\n")
+		return 2
+	}
 	for _, spec := range bindSpecs {
 		b, err := tasks.ParseBind(spec)
 		if err != nil {
