@@ -119,7 +119,7 @@ func (t *Task) sysFaccessat2(dirfd int32, pathAddr, mode, flags uint64) uint64 {
 	if e := c.permission(st.uid, st.gid, st.mode, uint32(mode)); e != 0 {
 		return errRet(e)
 	}
-	if mode&mayWrite != 0 && t.fsReadOnly() && st.mode&sIFMT != sIFCHR && st.mode&sIFMT != sIFBLK &&
+	if mode&mayWrite != 0 && (t.fsReadOnly() || t.readOnlyArg(dirfd, pathAddr, flags&atSymlinkNofollow == 0)) && st.mode&sIFMT != sIFCHR && st.mode&sIFMT != sIFBLK &&
 		st.mode&sIFMT != sIFIFO && st.mode&sIFMT != sIFSOCK {
 		return errRet(EROFS)
 	}
@@ -207,7 +207,7 @@ func (t *Task) sysFchown(fd int32, uid, gid uint32) uint64 {
 	if !isHost {
 		return t.chownModelled(st, uid, gid, "a pipe, socket or other in-kernel object")
 	}
-	if t.fsReadOnly() {
+	if t.fsReadOnly() || readOnlyFile(t.tg.k.fs, h, f.path) {
 		return errRet(EROFS)
 	}
 	if !t.creds().chownAllowed(st.uid, st.gid, uid, gid) {
@@ -258,6 +258,9 @@ func (t *Task) sysFchmodat2(dirfd int32, pathAddr uint64, mode uint32, flags uin
 		}
 		if e := t.mayChmod(st); e != 0 {
 			return errRet(e)
+		}
+		if readOnlyFile(t.tg.k.fs, h, f.path) {
+			return errRet(EROFS)
 		}
 		return errOr0(errnoOf(h.Chmod(goMode(mode))))
 	}

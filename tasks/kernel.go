@@ -29,6 +29,9 @@ type Options struct {
 	// "DIR:ro" for a read-only root), resolved by the host kernel inside
 	// it (see vfs). The program path and Cwd are then guest paths.
 	Chroot string
+	// Binds are added to the guest's file system, in order, over the
+	// root (or the host's view): see Bind.
+	Binds []Bind
 	// Root is a directory prefix for absolute guest paths (qemu's -L):
 	// an absolute path that exists under Root is opened there.
 	Root string
@@ -243,9 +246,14 @@ func NewKernel(opts Options) *Kernel {
 	k.acct = &vm.MemAccount{Limit: (opts.Limits.MemBytes + vm.PageMask) / vm.PageSize}
 	k.fs = hostVFS{prefix: opts.Root, rec: opts.Record}
 	if opts.Chroot != "" {
-		k.fs, k.fsErr = newRootVFS(opts.Chroot)
+		if k.fs, k.fsErr = newRootVFS(opts.Chroot); k.fsErr != nil {
+			k.fsErr = fmt.Errorf("--root: %w", k.fsErr)
+		}
 	}
-	if opts.Record != nil && (opts.Chroot != "" || opts.Root != "") {
+	if len(opts.Binds) > 0 && k.fsErr == nil {
+		k.fs, k.fsErr = newMountVFS(k.fs, opts.Binds)
+	}
+	if opts.Record != nil && (opts.Chroot != "" || opts.Root != "" || len(opts.Binds) > 0) {
 		k.fsErr = errRecordConfined
 	}
 	if k.log == nil {
@@ -355,7 +363,7 @@ func (k *Kernel) Start(path string, argv []string) (*ThreadGroup, error) {
 // run but not started.
 func (k *Kernel) load(path string, argv []string) (*Task, error) {
 	if k.fsErr != nil {
-		return nil, fmt.Errorf("--root: %w", k.fsErr)
+		return nil, k.fsErr
 	}
 	if err := k.netOptErr(); err != nil {
 		return nil, err

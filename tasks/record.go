@@ -344,7 +344,7 @@ func (r *FileRecord) changeLocked(p string) {
 }
 
 // errRecordConfined: the recording sees unconfined runs only.
-var errRecordConfined = errors.New("--record: not available with --root or -L")
+var errRecordConfined = errors.New("--record: not available with --root, --bind or -L")
 
 // StdinRead is one recorded read(2) of stdin: its bytes and errno.
 type StdinRead struct {

@@ -1001,6 +1001,9 @@ func (t *Task) sysFchdir(fd int32) uint64 {
 	if r, ok := t.procChdir(f.path); ok {
 		return r
 	}
+	if raw, ok := t.mountArg(t.tg.k.fs, pathArg{fd, "."}); ok {
+		return t.chdirAt(t.tg.k.fs, raw, f.path)
+	}
 	fsys, name := t.lookup(f.path)
 	return t.chdirAt(fsys, name, f.path)
 }
@@ -1013,6 +1016,9 @@ func (t *Task) sysFchmod(fd int32, mode uint64) uint64 {
 	h, isHost := f.hostOS()
 	if !isHost {
 		return errRet(EBADF)
+	}
+	if readOnlyFile(t.tg.k.fs, h, f.path) {
+		return errRet(EROFS)
 	}
 	return errOr0(errnoOf(h.Chmod(fs.FileMode(mode & 0o777))))
 }

@@ -227,6 +227,9 @@ func (t *Task) utimes(dirfd int32, pathAddr uint64, ts *[2]syscall.Timespec, fla
 				return EBADF
 			}
 			if h, ok := f.hostOS(); ok && f.flags&oPATH == 0 {
+				if readOnlyFile(t.tg.k.fs, h, f.path) {
+					return EROFS
+				}
 				return hostUtimensat(int(h.Fd()), "", ts, 0)
 			}
 			// In-kernel objects (pipes, memfds, eventfds …) keep no
@@ -256,9 +259,12 @@ func (t *Task) utimes(dirfd int32, pathAddr uint64, ts *[2]syscall.Timespec, fla
 	if e, ok := unconfinedAt(fsys, func(dfd int) Errno { return hostUtimensat(dfd, name, ts, fl) }); ok {
 		return e
 	}
+	if e, ok := utimensNoFollow(fsys, name, nofollow != 0, func(dfd int, n string) Errno { return hostUtimensat(dfd, n, ts, fl) }); ok {
+		return e
+	}
 	// Confined (--root): resolve inside the root, then act on the
 	// resolved file through its /proc/self/fd link.
-	if r, ok := fsys.(interface{ readOnly() bool }); ok && r.readOnly() {
+	if readOnlyAt(fsys, name, nofollow == 0) {
 		return EROFS
 	}
 	f, err := fsys.open(name, hostOPath|nofollow, 0)

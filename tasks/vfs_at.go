@@ -53,6 +53,9 @@ func (t *Task) lookupAt(g string, a pathArg) (vfs, string) {
 		// (hostVFS's hooks), so lookups stay on the full guest path.
 		return fsys, name
 	}
+	if raw, ok := t.mountArg(fsys, a); ok {
+		return fsys, raw
+	}
 	if path.IsAbs(a.p) {
 		// From the root, with the name as written: "/d/file/." and
 		// "/d/link/.." mean what the kernel makes of them.
@@ -206,6 +209,9 @@ func (t *Task) chdirAt(fsys vfs, name, g string) uint64 {
 func (t *Task) cwdPath() (string, Errno) {
 	d, g := t.tg.cwdAnchor()
 	if d == nil {
+		if len(g)+1 > 4096 {
+			return "", ENAMETOOLONG // d_path's page, as Linux
+		}
 		return g, 0
 	}
 	p, err := anchorPath(t.tg.k.fs, d)

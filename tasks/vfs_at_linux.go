@@ -290,6 +290,10 @@ func anchorPath(fsys vfs, d *os.File) (string, error) {
 	var p string
 	var perr error
 	if err := rc.Control(func(fd uintptr) {
+		if m, ok := fsys.(*mountVFS); ok {
+			p, perr = m.guestPathOf(int(fd), "")
+			return
+		}
 		r, confined := fsys.(*rootVFS)
 		if !confined {
 			p, perr = fdPath(int(fd))

@@ -120,7 +120,8 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, rp *re
 	vdsoMode := fl.String("vdso", "on", "on: map a vDSO (time without syscalls, AT_SYSINFO_EHDR); off: none, as Linux's vdso=0")
 	limitFl := addLimitFlags(fl)
 	recFl := addRecordFlags(fl)
-	var uprobeSpecs, uretprobeSpecs, uprobeOpts listFlag
+	var uprobeSpecs, uretprobeSpecs, uprobeOpts, bindSpecs listFlag
+	fl.Var(&bindSpecs, "bind", "show host path HOST at guest path GUEST (HOST:GUEST, HOST:GUEST:ro read-only; repeatable, in order; GUEST must exist); confined like --root: .. and symlinks stay in the guest's tree")
 	probeLog := fl.String("probe-log", "", "write one line per probe hit (tid, probe, pc, first six argument registers / return value) to FILE ('-' for stderr)")
 	fl.Var(&uprobeSpecs, "uprobe", "attach a uprobe: sym, sym+off, 0xADDR, PATH:sym or PATH:0xOFF (repeatable)")
 	fl.Var(&uretprobeSpecs, "uretprobe", "attach a uretprobe (same SPEC grammar; repeatable)")
@@ -183,6 +184,18 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, rp *re
 	}
 	opts.Redecode = *redecode
 	opts.Net = *netMode
+	if len(bindSpecs) > 0 && *root != "" {
+		fmt.Fprintf(stderr, "uvm run: --bind cannot be combined with -L\n")
+		return 2
+	}
+	for _, spec := range bindSpecs {
+		b, err := tasks.ParseBind(spec)
+		if err != nil {
+			fmt.Fprintf(stderr, "uvm run: %v\n", err)
+			return 2
+		}
+		opts.Binds = append(opts.Binds, b)
+	}
 	switch *vdsoMode {
 	case "on", "1":
 	case "off", "0":
