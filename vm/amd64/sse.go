@@ -32,7 +32,13 @@ const (
 // fpu__exception_code): FPE_FLTINV 7, FPE_FLTDIV 3, FPE_FLTOVF 4,
 // FPE_FLTUND 5, FPE_FLTRES 6; 0 when no unmasked flag is set.
 func SIMDFPECode(mxcsr uint32) int {
-	err := mxcsr & ^(mxcsr >> mxMaskSh) & fpAll
+	return fpeCode(mxcsr & ^(mxcsr >> mxMaskSh) & fpAll)
+}
+
+// fpeCode is the si_code for a set of unmasked exception flags (the
+// fpIE…fpPE bits, the same in the x87 status word and MXCSR), in the
+// kernel's priority order.
+func fpeCode(err uint32) int {
 	switch {
 	case err&fpIE != 0:
 		return 7

@@ -45,20 +45,7 @@ const x87BiasAdjust = 24576
 // FPE_FLTOVF, FPE_FLTUND (denormal or underflow), FPE_FLTRES; 0 when no
 // unmasked exception is flagged.
 func X87FPECode(fsw, fcw uint16) int {
-	err := fsw &^ fcw
-	switch {
-	case err&fpIE != 0:
-		return 7
-	case err&fpZE != 0:
-		return 3
-	case err&fpOE != 0:
-		return 4
-	case err&(fpDE|fpUE) != 0:
-		return 5
-	case err&fpPE != 0:
-		return 6
-	}
-	return 0
+	return fpeCode(uint32(fsw &^ fcw)) // FSW's flags sit where MXCSR's do
 }
 
 // x87NoWait reports the non-waiting x87 instructions (no #MF check).
