@@ -476,7 +476,7 @@ func (m *mountVFS) parent(g string, op func(w *walker, name string, b *bindMount
 
 // errDotLast is parent's answer for a name whose last component is "."
 // or ".." (or the root): EEXIST to create, EBUSY to remove or rename.
-var errDotLast = errors.New("last component is . or ..")
+var errDotLast = errors.New("last component is a dot or dot-dot")
 
 // dotLast maps errDotLast to e.
 func dotLast(err error, e unix.Errno) error {
