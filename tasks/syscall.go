@@ -17,7 +17,6 @@ func (t *Task) arg(i int) uint64 { return t.cpu.Reg(t.tg.arch.args[i]) }
 func (t *Task) syscall() (stop bool, sc syscallResult, restartable bool) {
 	a := t.tg.arch
 	nr := t.cpu.Reg(a.nr)
-	orig0 := t.arg(0)
 	ent := a.entry(nr)
 	no := ent.no
 	k := t.tg.k
@@ -26,6 +25,7 @@ func (t *Task) syscall() (stop bool, sc syscallResult, restartable bool) {
 	for i := range args {
 		args[i] = t.arg(i)
 	}
+	orig0 := args[0]
 	var ret uint64
 	var done bool
 	switch no {

@@ -272,20 +272,7 @@ func (c *CPU) execSSE(in *decode.X86, pc uint64) sseResult {
 		}
 		return sseOK
 	case decode.SSEMovZX:
-		if a0.Kind == decode.ArgXMM {
-			var v uint64
-			if a1.Kind == decode.ArgXMM {
-				v = c.regs.XMM[a1.Reg&15][0]
-			} else {
-				var r sseResult
-				if v, r = c.readGPM(in, a1); r != sseOK {
-					return r
-				}
-			}
-			c.regs.XMM[a0.Reg&15] = vec{v, 0}
-			return sseOK
-		}
-		return c.writeGPM(in, a0, c.regs.XMM[a1.Reg&15][0])
+		return c.movZX(in, a0, a1)
 	case decode.SSEMovLP, decode.SSEMovHP:
 		h := 0
 		if op == decode.SSEMovHP {
@@ -1058,4 +1045,24 @@ func mulh16x4(a, b uint64) uint64 {
 // zip16 interleaves the low two 16-bit lanes of a and b: a0 b0 a1 b1.
 func zip16(a, b uint64) uint64 {
 	return a&0xFFFF | (b&0xFFFF)<<16 | (a>>16&0xFFFF)<<32 | (b>>16&0xFFFF)<<48
+}
+
+// movZX is MOVD/MOVQ between XMM and a general register or memory: into
+// an XMM register the value is zero-extended to 128 bits; out of one its
+// low lane is written (execSSE and execSSEHot share it).
+func (c *CPU) movZX(in *decode.X86, a0, a1 *decode.X86Arg) sseResult {
+	if a0.Kind != decode.ArgXMM {
+		return c.writeGPM(in, a0, c.regs.XMM[a1.Reg&15][0])
+	}
+	var v uint64
+	if a1.Kind == decode.ArgXMM {
+		v = c.regs.XMM[a1.Reg&15][0]
+	} else {
+		var r sseResult
+		if v, r = c.readGPM(in, a1); r != sseOK {
+			return r
+		}
+	}
+	c.regs.XMM[a0.Reg&15] = vec{v, 0}
+	return sseOK
 }

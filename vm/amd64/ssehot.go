@@ -38,20 +38,7 @@ func isSSEHot(op decode.X86Op) bool {
 func (c *CPU) execSSEHot(in *decode.X86) sseResult {
 	a0, a1 := &in.Args[0], &in.Args[1]
 	if in.Op == decode.SSEMovZX {
-		if a0.Kind != decode.ArgXMM {
-			return c.writeGPM(in, a0, c.regs.XMM[a1.Reg&15][0])
-		}
-		var v uint64
-		if a1.Kind == decode.ArgXMM {
-			v = c.regs.XMM[a1.Reg&15][0]
-		} else {
-			var r sseResult
-			if v, r = c.readGPM(in, a1); r != sseOK {
-				return r
-			}
-		}
-		c.regs.XMM[a0.Reg&15] = vec{v, 0}
-		return sseOK
+		return c.movZX(in, a0, a1)
 	}
 	if a0.Kind != decode.ArgXMM { // MOVDQA/MOVUPS … m128, xmm
 		return c.writeMem(in, c.ea(in, a0), c.regs.XMM[a1.Reg&15], 16)
