@@ -182,9 +182,9 @@ var fileName = regexp.MustCompile(`\.(go|md|sh|txt|S|c|h|xml|out|pgo|gz|json|svg
 // removed.
 func TestDocsNameRealCode(t *testing.T) {
 	d := moduleDecls(t)
-	// The keys of the machine descriptions (timing/machines/*.txt) are
+	// The keys of the machine descriptions (internal/timing/machines/*.txt) are
 	// names the documents may use too.
-	machines, _ := filepath.Glob("timing/machines/*.txt")
+	machines, _ := filepath.Glob("internal/timing/machines/*.txt")
 	for _, m := range machines {
 		b, err := os.ReadFile(m)
 		if err != nil {

@@ -16,23 +16,23 @@ import (
 // (ARCHITECTURE.md, "Packages and their direction"). Test files may also
 // import the packages they test.
 var allowed = map[string][]string{
-	"cmd/uvm":                   {"tasks", "vm", "uprobes", "signals", "icache", "decode", "vm/arm64", "vm/amd64", "guestprof", "gdbstub", "timing"},
-	"tasks":                     {"uprobes", "signals", "vm", "vm/arm64", "vm/amd64", "icache", "decode", "guestprof", "timing", "vdso"},
-	"tasks/internal/sysgen":     {},
-	"uprobes":                   {"decode"},
-	"guestprof":                 {"vm"},
-	"signals":                   {},
-	"vm/arm64":                  {"vm", "icache", "decode", "vm/arm64/internal/hookgen"},
-	"vm/arm64/internal/hookgen": {},
-	"vm/amd64":                  {"vm", "icache", "decode"},
-	"vm":                        {},
-	"icache":                    {"vm", "decode"},
-	"decode":                    {},
-	"gdbstub":                   {},
-	".":                         {"tasks", "vm", "uprobes", "signals", "icache", "decode", "vm/arm64", "vm/amd64", "guestprof"},
-	"uvmtest":                   {}, // imports only the root package uvm
-	"timing":                    {},
-	"vdso":                      {},
+	"cmd/uvm":                            {"internal/tasks", "internal/vm", "uprobes", "internal/signals", "internal/icache", "internal/decode", "internal/vm/arm64", "internal/vm/amd64", "internal/guestprof", "internal/gdbstub", "internal/timing"},
+	"internal/tasks":                     {"uprobes", "internal/signals", "internal/vm", "internal/vm/arm64", "internal/vm/amd64", "internal/icache", "internal/decode", "internal/guestprof", "internal/timing", "internal/vdso"},
+	"internal/tasks/internal/sysgen":     {},
+	"uprobes":                            {"internal/decode"},
+	"internal/guestprof":                 {"internal/vm"},
+	"internal/signals":                   {},
+	"internal/vm/arm64":                  {"internal/vm", "internal/icache", "internal/decode", "internal/vm/arm64/internal/hookgen"},
+	"internal/vm/arm64/internal/hookgen": {},
+	"internal/vm/amd64":                  {"internal/vm", "internal/icache", "internal/decode"},
+	"internal/vm":                        {},
+	"internal/icache":                    {"internal/vm", "internal/decode"},
+	"internal/decode":                    {},
+	"internal/gdbstub":                   {},
+	".":                                  {"internal/tasks", "internal/vm", "uprobes", "internal/signals", "internal/icache", "internal/decode", "internal/vm/arm64", "internal/vm/amd64", "internal/guestprof"},
+	"uvmtest":                            {}, // imports only the root package uvm
+	"internal/timing":                    {},
+	"internal/vdso":                      {},
 }
 
 func TestImportDirection(t *testing.T) {
@@ -68,8 +68,8 @@ func TestImportDirection(t *testing.T) {
 		}
 		for _, imp := range f.Imports {
 			p, _ := strconv.Unquote(imp.Path.Value)
-			if strings.HasPrefix(p, "golang.org/x/arch") && pkg != "decode" {
-				t.Errorf("%s imports %s: only decode/ may import golang.org/x/arch", path, p)
+			if strings.HasPrefix(p, "golang.org/x/arch") && pkg != "internal/decode" {
+				t.Errorf("%s imports %s: only internal/decode/ may import golang.org/x/arch", path, p)
 			}
 			if !strings.HasPrefix(p, "github.com/uvm-emu/uvm/") {
 				continue

@@ -25,9 +25,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/uvm-emu/uvm/tasks"
+	"github.com/uvm-emu/uvm/internal/tasks"
+	"github.com/uvm-emu/uvm/internal/vm"
 	"github.com/uvm-emu/uvm/uprobes"
-	"github.com/uvm-emu/uvm/vm"
 )
 
 // Config describes one run.

@@ -3,7 +3,7 @@ package uprobes
 import (
 	"encoding/binary"
 
-	"github.com/uvm-emu/uvm/decode"
+	"github.com/uvm-emu/uvm/internal/decode"
 )
 
 // arm64 instruction analysis and simulation, after

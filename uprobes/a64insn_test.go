@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/uvm-emu/uvm/decode"
+	"github.com/uvm-emu/uvm/internal/decode"
 )
 
 // TestA64Fate_Table: encodings → simulate / xol / reject, with the

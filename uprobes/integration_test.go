@@ -8,10 +8,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/uvm-emu/uvm/icache"
-	"github.com/uvm-emu/uvm/vm"
-	"github.com/uvm-emu/uvm/vm/amd64"
-	"github.com/uvm-emu/uvm/vm/arm64"
+	"github.com/uvm-emu/uvm/internal/icache"
+	"github.com/uvm-emu/uvm/internal/vm"
+	"github.com/uvm-emu/uvm/internal/vm/amd64"
+	"github.com/uvm-emu/uvm/internal/vm/arm64"
 )
 
 // These tests run hand-assembled guest code on uvm's real interpreters

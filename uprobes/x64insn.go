@@ -3,7 +3,7 @@ package uprobes
 import (
 	"encoding/binary"
 
-	"github.com/uvm-emu/uvm/decode"
+	"github.com/uvm-emu/uvm/internal/decode"
 )
 
 // x86-64 instruction analysis, emulation and XOL fixups, after

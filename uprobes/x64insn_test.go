@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/uvm-emu/uvm/decode"
+	"github.com/uvm-emu/uvm/internal/decode"
 )
 
 func unhex(t testing.TB, s string) []byte {

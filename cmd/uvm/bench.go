@@ -19,10 +19,10 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
-	"github.com/uvm-emu/uvm/tasks"
-	"github.com/uvm-emu/uvm/timing"
+	"github.com/uvm-emu/uvm/internal/tasks"
+	"github.com/uvm-emu/uvm/internal/timing"
+	"github.com/uvm-emu/uvm/internal/vm"
 	"github.com/uvm-emu/uvm/uprobes"
-	"github.com/uvm-emu/uvm/vm"
 )
 
 // uvm bench: the kernel's trig-* uprobe trigger benchmarks

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/uvm-emu/uvm/tasks"
+	"github.com/uvm-emu/uvm/internal/tasks"
 )
 
 // Guest benchmarks: whole programs under uvm, reporting guest MIPS and

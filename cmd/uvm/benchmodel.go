@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/uvm-emu/uvm/tasks"
-	"github.com/uvm-emu/uvm/timing"
+	"github.com/uvm-emu/uvm/internal/tasks"
+	"github.com/uvm-emu/uvm/internal/timing"
 	"github.com/uvm-emu/uvm/uprobes"
 )
 

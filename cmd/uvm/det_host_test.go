@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/uvm-emu/uvm/tasks"
+	"github.com/uvm-emu/uvm/internal/tasks"
 )
 
 // The promise of --det is that the same program, arguments, environment

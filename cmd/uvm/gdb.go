@@ -18,11 +18,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/uvm-emu/uvm/gdbstub"
-	"github.com/uvm-emu/uvm/tasks"
-	"github.com/uvm-emu/uvm/vm"
-	"github.com/uvm-emu/uvm/vm/amd64"
-	"github.com/uvm-emu/uvm/vm/arm64"
+	"github.com/uvm-emu/uvm/internal/gdbstub"
+	"github.com/uvm-emu/uvm/internal/tasks"
+	"github.com/uvm-emu/uvm/internal/vm"
+	"github.com/uvm-emu/uvm/internal/vm/amd64"
+	"github.com/uvm-emu/uvm/internal/vm/arm64"
 )
 
 // gdbServer is one -g listener.

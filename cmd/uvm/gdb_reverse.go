@@ -15,8 +15,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/uvm-emu/uvm/gdbstub"
-	"github.com/uvm-emu/uvm/tasks"
+	"github.com/uvm-emu/uvm/internal/gdbstub"
+	"github.com/uvm-emu/uvm/internal/tasks"
 )
 
 // reverseRun re-creates the debugged run.

@@ -17,11 +17,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/uvm-emu/uvm/guestprof"
-	"github.com/uvm-emu/uvm/icache"
-	"github.com/uvm-emu/uvm/tasks"
+	"github.com/uvm-emu/uvm/internal/guestprof"
+	"github.com/uvm-emu/uvm/internal/icache"
+	"github.com/uvm-emu/uvm/internal/tasks"
+	"github.com/uvm-emu/uvm/internal/vm"
 	"github.com/uvm-emu/uvm/uprobes"
-	"github.com/uvm-emu/uvm/vm"
 )
 
 func main() {

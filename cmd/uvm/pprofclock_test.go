@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
-	"github.com/uvm-emu/uvm/timing"
+	"github.com/uvm-emu/uvm/internal/timing"
 )
 
 // The cycle-clock guest profile (--pprof-clock=cycles,

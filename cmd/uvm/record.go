@@ -26,7 +26,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/uvm-emu/uvm/tasks"
+	"github.com/uvm-emu/uvm/internal/tasks"
 )
 
 // recordManifest is DIR/manifest.json.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/uvm-emu/uvm/tasks"
+	"github.com/uvm-emu/uvm/internal/tasks"
 )
 
 // BenchmarkLoopbackTCP: bytes/s through one in-kernel loopback TCP

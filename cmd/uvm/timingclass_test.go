@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
-	"github.com/uvm-emu/uvm/decode"
-	"github.com/uvm-emu/uvm/timing"
+	"github.com/uvm-emu/uvm/internal/decode"
+	"github.com/uvm-emu/uvm/internal/timing"
 )
 
 // TestModelInsnClasses: under --det --model, a thread's virtual

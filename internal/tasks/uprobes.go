@@ -1,0 +1,307 @@
+package tasks
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/uvm-emu/uvm/internal/icache"
+	"github.com/uvm-emu/uvm/internal/signals"
+	"github.com/uvm-emu/uvm/internal/vm"
+	"github.com/uvm-emu/uvm/internal/vm/amd64"
+	"github.com/uvm-emu/uvm/internal/vm/arm64"
+	"github.com/uvm-emu/uvm/uprobes"
+)
+
+// The uprobe integration: adapters that let package uprobes see guest
+// memory (vm.MM), registers (vm.CPU) and threads (Task), and the hooks the
+// run loop, mmap, fork, exec and exit call (see uprobes/doc.go).
+
+// uprobeSyscall is the x86-64 uretprobe syscall (335): the trampoline in
+// XOL slot 0 calls it when a probed function returns.
+const uprobeSyscall = 335
+
+// uAddrSpace is uprobes.AddrSpace over a vm.MM. It remembers the last
+// area found (find_vma's vmacache): probe hits look up the same text VMA
+// again and again.
+type uAddrSpace struct {
+	mm   *vm.MM
+	k    *Kernel
+	last atomic.Pointer[cachedVMA]
+}
+
+type cachedVMA struct {
+	gen uint64
+	v   uprobes.VMA
+}
+
+func toUVMA(v vm.VMA) uprobes.VMA {
+	return uprobes.VMA{Start: v.Start, End: v.End, Offset: v.Offset, File: uprobes.FileID{Dev: v.Dev, Inode: v.Inode},
+		Read: v.Prot&vm.ProtRead != 0, Write: v.Prot&vm.ProtWrite != 0, Exec: v.Prot&vm.ProtExec != 0, Shared: v.Shared}
+}
+
+func (a *uAddrSpace) FindVMA(addr uint64) (uprobes.VMA, bool) {
+	gen := a.mm.Gen()
+	if c := a.last.Load(); c != nil && c.gen == gen && c.v.Start <= addr && addr < c.v.End {
+		return c.v, true
+	}
+	v, ok := a.mm.FindVMA(addr)
+	if !ok {
+		return uprobes.VMA{}, false
+	}
+	u := toUVMA(v)
+	a.last.Store(&cachedVMA{gen: gen, v: u})
+	return u, true
+}
+
+func (a *uAddrSpace) VMAs() []uprobes.VMA {
+	vs := a.mm.VMAs()
+	out := make([]uprobes.VMA, len(vs))
+	for i, v := range vs {
+		out[i] = toUVMA(v)
+	}
+	return out
+}
+
+func (a *uAddrSpace) Peek(b []byte, addr uint64) error    { return a.mm.Peek(b, addr) }
+func (a *uAddrSpace) Poke(b []byte, addr uint64) error    { return a.mm.Poke(b, addr) }
+func (a *uAddrSpace) ReadAt(b []byte, addr uint64) error  { return a.mm.ReadAt(b, addr) }
+func (a *uAddrSpace) WriteAt(b []byte, addr uint64) error { return a.mm.WriteAt(b, addr) }
+func (a *uAddrSpace) Unmap(start, end uint64)             { a.mm.Unmap(start, end) }
+
+// MapXOL maps the "[uprobes]" page (execute-only, like the kernel's
+// VM_EXEC special mapping) at hint or wherever there is room.
+func (a *uAddrSpace) MapXOL(hint uint64) (uint64, error) {
+	return a.mm.MapAnywhere(hint&^vm.PageMask, vm.VMA{End: vm.PageSize, Prot: vm.ProtExec, Name: "[uprobes]"})
+}
+
+// FlushICache does arm64's cache maintenance for a written XOL slot
+// (DC CVAU + IC IVAU of the range, for every CPU of the process). The
+// modelled cycle cost is not charged to any CPU's counters: the adapter
+// serves the whole address space and does not know the writing CPU (the
+// uprobes model counts flushes done and saved itself).
+func (a *uAddrSpace) FlushICache(addr uint64, n int) {
+	icache.FlushICache(a.mm, nil, addr, uint64(n))
+}
+
+// uRegs is uprobes.Regs over the task's current CPU. Tasks keep one and
+// pass the pointer, so a probe hit allocates nothing for it.
+type uRegs struct{ t *Task }
+
+func (r *uRegs) PC() uint64             { return r.t.cpu.PC() }
+func (r *uRegs) SetPC(v uint64)         { r.t.cpu.SetPC(v) }
+func (r *uRegs) SP() uint64             { return r.t.cpu.SP() }
+func (r *uRegs) SetSP(v uint64)         { r.t.cpu.SetSP(v) }
+func (r *uRegs) Reg(i int) uint64       { return r.t.cpu.Reg(i) }
+func (r *uRegs) SetReg(i int, v uint64) { r.t.cpu.SetReg(i, v) }
+
+func (r *uRegs) Flags() uint64 {
+	switch c := r.t.cpu.(type) {
+	case *arm64.CPU:
+		return c.Regs().NZCV
+	case *amd64.CPU:
+		return c.RFLAGS()
+	}
+	return 0
+}
+
+func (r *uRegs) SetFlags(v uint64) {
+	switch c := r.t.cpu.(type) {
+	case *arm64.CPU:
+		c.Regs().NZCV = v
+	case *amd64.CPU:
+		c.SetRFLAGS(v)
+	}
+}
+
+// uThread is uprobes.Thread (and Waiter) over a Task.
+type uThread struct{ t *Task }
+
+func (u uThread) Flags() uprobes.ThreadFlags { return &u.t.flags }
+func (u uThread) Siglock() sync.Locker       { return &u.t.tg.sighand.Siglock }
+func (u uThread) RecalcSigpending()          { u.t.recalcLocked() }
+
+func (u uThread) FatalSignalPending() bool {
+	return u.t.killed.Load() || u.t.pending.Has(signals.SIGKILL) || u.t.tg.shared.Has(signals.SIGKILL)
+}
+
+func (u uThread) SendSignal(sig int, force bool) {
+	if force {
+		u.t.forceSignal(signals.KernelInfo(signals.Signal(sig)))
+		return
+	}
+	u.t.tg.sendSignal(signals.KernelInfo(signals.Signal(sig)), u.t)
+}
+
+// Wait blocks until ready (XOL slot waits), under either scheduler.
+func (u uThread) Wait(ready func() bool) {
+	for !ready() && !u.t.killed.Load() {
+		u.t.wait(ready, nil, 1e6)
+	}
+}
+
+// uClock is ri_timer's clock: virtual in deterministic mode.
+type uClock struct{ k *Kernel }
+
+type hostTimer struct{ t *time.Timer }
+
+func (h hostTimer) Reset(d time.Duration) bool { return h.t.Reset(d) }
+func (h hostTimer) Stop() bool                 { return h.t.Stop() }
+
+// detTimerHandle is a virtual-time timer of the deterministic scheduler.
+type detTimerHandle struct {
+	k  *Kernel
+	tm *detTimer
+}
+
+func (d *detTimerHandle) Reset(dur time.Duration) bool {
+	was := d.tm.queued
+	d.k.det.resetTimer(d.tm, d.k.det.now()+int64(dur))
+	return was
+}
+
+func (d *detTimerHandle) Stop() bool { return d.k.det.stopTimer(d.tm) }
+
+func (c uClock) AfterFunc(d time.Duration, f func()) uprobes.Timer {
+	if c.k.det != nil {
+		return &detTimerHandle{k: c.k, tm: c.k.det.addTimer(c.k.det.now()+int64(d), f)}
+	}
+	return hostTimer{time.AfterFunc(d, f)}
+}
+
+// UprobeClock returns the clock uprobes' ri_timer must use with this
+// kernel (virtual in deterministic mode); pass it as Options.Clock.
+func (k *Kernel) UprobeClock() uprobes.Clock { return uClock{k} }
+
+func uArch(a vm.Arch) uprobes.Arch {
+	if a == vm.ArchARM64 {
+		return uprobes.ArchARM64
+	}
+	return uprobes.ArchAMD64
+}
+
+// attachUprobes gives a freshly loaded image its uprobe state: the file
+// identity on its mappings, the uprobes MM, and breakpoints for every
+// registered probe it maps (uprobe_mmap of each VMA).
+func (tg *ThreadGroup) attachUprobes(img *vm.Image) {
+	sys := tg.k.opts.Uprobes
+	if sys == nil {
+		return
+	}
+	if id, err := uprobes.FileIdentity(img.Path); err == nil {
+		tg.mm.SetFileIdentity(img.Path, id.Dev, id.Inode)
+	}
+	tg.umm = sys.NewMM(&uAddrSpace{mm: tg.mm, k: tg.k}, uArch(img.Arch), tg.pid)
+	tg.umm.MmapAll()
+}
+
+// newUtask makes t's uprobe task (one per thread).
+func (t *Task) newUtask() {
+	if t.tg.umm != nil {
+		t.utask = t.tg.umm.NewTask(uThread{t}, t.tid, int(t.tid))
+		t.uregs = &uRegs{t}
+	}
+}
+
+// uprobeMmap tells uprobes about a new file mapping that t made.
+func (tg *ThreadGroup) uprobeMmap(v vm.VMA, t *Task) {
+	if tg.umm != nil {
+		tg.umm.MmapBy(toUVMA(v), uThread{t})
+	}
+}
+
+// uprobeMunmap runs before [start, end) is unmapped.
+func (tg *ThreadGroup) uprobeMunmap(start, end uint64) {
+	if tg.umm == nil {
+		return
+	}
+	for _, v := range tg.mm.VMAs() {
+		if v.Start < end && start < v.End {
+			tg.umm.Munmap(toUVMA(v), max(start, v.Start), min(end, v.End))
+		}
+	}
+}
+
+// exitToUser is Linux's exit_to_user_mode_loop for uprobes and signals:
+// TIF_UPROBE work first, then signals (each delivery asking
+// uprobe_deny_signal first). It returns false when the group is ending.
+func (t *Task) exitToUser(sc *syscallResult) bool {
+	for !t.killed.Load() {
+		if t.utask != nil && t.flags.Test(signals.TIF_UPROBE) {
+			t.utask.NotifyResume(t.uregs) // clears TIF_UPROBE first
+			continue
+		}
+		if t.sigPending() {
+			if t.utask != nil && t.utask.DenySignal() {
+				continue
+			}
+			if !t.handleSignalsOnce(sc) {
+				return false
+			}
+			sc = nil
+			continue
+		}
+		break
+	}
+	if sc != nil {
+		t.finishSyscall(sc, false, signals.SigAction{})
+	}
+	t.restoreSuspendMask()
+	return !t.killed.Load()
+}
+
+// releaseUprobes drops the group's uprobe MM when no other process shares
+// the address space (a vfork child that exits without exec shares it).
+func (tg *ThreadGroup) releaseUprobes() {
+	if tg.umm == nil {
+		return
+	}
+	k := tg.k
+	k.procMu.Lock()
+	shared := false
+	for _, p := range k.procs {
+		if p != tg && p.umm == tg.umm && !p.proc.zombie {
+			shared = true
+		}
+	}
+	k.procMu.Unlock()
+	if !shared {
+		tg.umm.Release()
+	}
+}
+
+// SetUprobes installs the uprobe subsystem (before the first Start; the
+// system's Options.Clock should be k.UprobeClock()).
+func (k *Kernel) SetUprobes(sys *uprobes.System) { k.opts.Uprobes = sys }
+
+// xolStep single-steps the XOL slot as the trap flag does: on amd64 a REP
+// string instruction runs one iteration per step (vm/amd64 StepTrap), so
+// a probe on one hits once per iteration, as in the kernel.
+func xolStep(c vm.CPU) vm.Exit {
+	if s, ok := c.(interface{ StepTrap() vm.Exit }); ok {
+		return s.StepTrap()
+	}
+	return c.Step()
+}
+
+// uprobeXOLMremap refuses an mremap of the "[uprobes]" area as the
+// kernel's special mapping does (uprobes.MM.XOLMremap); 0 otherwise.
+func (tg *ThreadGroup) uprobeXOLMremap(old, oldLen, newLen uint64, fixed bool) Errno {
+	if tg.umm == nil {
+		return 0
+	}
+	v, ok := tg.mm.FindVMA(old)
+	if !ok || v.Name != "[uprobes]" {
+		return 0
+	}
+	return Errno(tg.umm.XOLMremap(oldLen, newLen, fixed))
+}
+
+// TrapFlag is x86's RFLAGS.TF, read without computing the arithmetic
+// flags (uprobes' optional fast path for Flags()&TF); false on arm64.
+func (r *uRegs) TrapFlag() bool {
+	if c, ok := r.t.cpu.(*amd64.CPU); ok {
+		return c.TrapFlag()
+	}
+	return false
+}
