@@ -394,7 +394,16 @@ func (k *Kernel) load(path string, argv []string) (*Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	img, cpu, a, sp := li.img, li.cpu, li.arch, li.sp
+	t := k.newProcess(mm, li.img, li.cpu, li.arch, argv)
+	k.event("%d start %s pc=%#x sp=%#x", t.tid, li.img.Arch, li.img.Entry, li.sp)
+	return t, nil
+}
+
+// newProcess makes the first process of the kernel around an address
+// space, its image and a CPU: pid, session, limits, descriptor table,
+// uprobes, and the first thread, ready to run but not started (Start
+// hands it to the scheduler). The unit tests' fake CPU comes in here too.
+func (k *Kernel) newProcess(mm *vm.MM, img *vm.Image, cpu vm.CPU, a *arch, argv []string) *Task {
 	tg := &ThreadGroup{k: k, arch: a, mm: mm, img: img, done: make(chan struct{}), cwd: k.opts.Cwd, umask: 0o022,
 		sighand: &signals.Sighand{}}
 	tg.pid = k.allocPID()
@@ -405,14 +414,15 @@ func (k *Kernel) load(path string, argv []string) (*Task, error) {
 	tg.fds.setLimit(tg.rlim[rlimitNofile].cur)
 	tg.proc.pgid, tg.proc.sid = tg.pid, tg.pid
 	k.registerProc(tg)
-	tg.attachUprobes(img)
+	if img != nil {
+		tg.attachUprobes(img)
+	}
 	t := tg.newTask(cpu, tg.pid)
 	tg.live.Add(1)
 	k.mu.Lock()
 	k.groups = append(k.groups, tg)
 	k.mu.Unlock()
-	k.event("%d start %s pc=%#x sp=%#x", t.tid, img.Arch, img.Entry, sp)
-	return t, nil
+	return t
 }
 
 // Run starts the program and waits for it to exit.
