@@ -29,6 +29,7 @@ func Serve(conn io.ReadWriter, t Target, initial Stop, opts Options) error {
 	s := newSession(conn, t, initial, opts)
 	go s.readLoop()
 	defer close(s.quit)
+	defer s.closeFiles()
 	return s.serve()
 }
 
@@ -61,6 +62,8 @@ type session struct {
 	// events: the process events the client asked for (EventReporter).
 	multi  bool
 	events Events
+	// files are the client's host I/O descriptors (hostio.go).
+	files map[uint64]File
 }
 
 func newSession(conn io.ReadWriter, t Target, initial Stop, opts Options) *session {
@@ -256,7 +259,7 @@ func (s *session) query(p []byte) []byte {
 	switch string(name) {
 	case "qSupported":
 		b := []byte(fmt.Sprintf("PacketSize=%x;QStartNoAckMode+;qXfer:features:read+;qXfer:threads:read+;"+
-			"qXfer:auxv:read+;qXfer:exec-file:read+;swbreak+;hwbreak+;vContSupported+", s.max))
+			"qXfer:auxv:read+;qXfer:exec-file:read+;qXfer:libraries-svr4:read+;swbreak+;hwbreak+;vContSupported+", s.max))
 		if _, ok := s.t.(SyscallCatcher); ok {
 			b = append(b, ";QCatchSyscalls+"...)
 		}
@@ -351,6 +354,14 @@ func (s *session) xfer(args []byte) []byte {
 		}
 		var err error
 		if data, err = s.t.Auxv(); err != nil {
+			return errReply(1)
+		}
+	case "libraries-svr4":
+		if s.exited {
+			return errReply(1)
+		}
+		var err error
+		if data, err = svr4Libraries(s.t); err != nil { // svr4.go
 			return errReply(1)
 		}
 	case "exec-file":
@@ -609,6 +620,8 @@ func (s *session) vPacket(p []byte) ([]byte, bool, error) {
 			return errReply(1), false, nil
 		}
 		return s.resume(acts)
+	case bytes.HasPrefix(p, []byte("vFile:")):
+		return s.hostIO(p), false, nil // hostio.go
 	case bytes.HasPrefix(p, []byte("vKill")):
 		if _, ok := s.otherProcess(p[len("vKill"):]); ok {
 			return errReply(1), false, nil // not ours to kill
