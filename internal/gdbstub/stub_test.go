@@ -395,11 +395,18 @@ func FuzzPacket(f *testing.F) {
 		string(encodePacket(nil, []byte("qSupported:multiprocess+;fork-events+"))), string(encodePacket(nil, []byte("D;3eb"))),
 		string(encodePacket(nil, []byte("vCont;s:p3e9.3ea;c:p3e9.-1"))),
 		string(encodePacket(nil, []byte("bs"))) + string(encodePacket(nil, []byte("bc"))), string(encodePacket(nil, []byte("bsbc"))),
+		string(encodePacket(nil, []byte("qXfer:libraries-svr4:read::0,fff"))),
+		string(encodePacket(nil, []byte("vFile:open:2f6c69622f6c6962632e736f2e36,0,0"))) + string(encodePacket(nil, []byte("vFile:pread:0,fff,0"))),
+		string(encodePacket(nil, []byte("vFile:fstat:0"))) + string(encodePacket(nil, []byte("vFile:close:0"))),
+		string(encodePacket(nil, []byte("vFile:readlink:2f70726f632f313030312f657865"))),
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, tg := range []Target{newMemTarget(AArch64), &eventTarget{memTarget: newMemTarget(AMD64)}, newRevTarget()} {
+		files := svr4Target(0x10300)
+		files.files = map[string][]byte{"/lib/libc.so.6": []byte("\x7fELF$#}*")}
+		files.links = map[string]string{"/proc/1001/exe": "/bin/prog"}
+		for _, tg := range []Target{newMemTarget(AArch64), &eventTarget{memTarget: newMemTarget(AMD64)}, newRevTarget(), files} {
 			// Feed the bytes twice: once as sent, once with every
 			// frame given a correct checksum, so the fuzzer reaches
 			// the command handlers.
