@@ -111,6 +111,7 @@ type netStack struct {
 	nextPort  [2]uint16 // TCP, UDP: next ephemeral port to try
 	nextIno   uint64
 	autobind  uint32
+	netlink   map[uint32]*sock // port id → bound AF_NETLINK socket
 }
 
 var netStacks sync.Map // weak.Pointer[Kernel] → *netStack
@@ -206,9 +207,10 @@ func (ns *netStack) newSock(family, typ, proto int) *sock {
 		opts: map[sockOpt]int32{}, changed: make(chan struct{})}
 }
 
-func (s *sock) connOriented() bool { return s.typ != sockDGRAM }
-func (s *sock) isTCP() bool        { return s.family != afUNIX && s.typ == sockSTREAM }
-func (s *sock) isUDP() bool        { return s.family != afUNIX && s.typ == sockDGRAM }
+func (s *sock) connOriented() bool { return s.typ != sockDGRAM && s.family != afNETLINK }
+func (s *sock) isInet() bool       { return s.family == afINET || s.family == afINET6 }
+func (s *sock) isTCP() bool        { return s.isInet() && s.typ == sockSTREAM }
+func (s *sock) isUDP() bool        { return s.isInet() && s.typ == sockDGRAM }
 
 // notifyLocked wakes whoever waits on s (ns.mu held).
 func (s *sock) notifyLocked() {
@@ -451,6 +453,9 @@ func (s *sock) send(t *Task, f *openFile, b []byte, to *sockAddr, rights []*open
 		return 0, EOPNOTSUPP
 	}
 	nonblock := f.flags&oNONBLOCK != 0 || flags&msgDONTWAIT != 0
+	if s.family == afNETLINK {
+		return s.netlinkSend(t, b, to) // socket_netlink.go
+	}
 	if !s.connOriented() {
 		return s.sendDgram(t, b, to, rights, cred, nonblock, flags)
 	}
@@ -772,6 +777,8 @@ func (t *Task) newSocket(family, typ, proto int) (*sock, Errno) {
 			t.sockUnimpl("socket " + famName2(family) + " type " + itoa(base) + " protocol " + itoa(proto))
 			return nil, EPROTONOSUPPORT
 		}
+	case afNETLINK:
+		return t.newNetlinkSock(typ, proto) // socket_netlink.go
 	default:
 		t.sockUnimpl("socket family " + famName(family))
 		return nil, EAFNOSUPPORT
@@ -888,8 +895,11 @@ func sysBind(t *Task, a [6]uint64) uint64 {
 	if e != 0 {
 		return errRet(e)
 	}
-	if s.family == afUNIX {
+	switch s.family {
+	case afUNIX:
 		return errOr0(s.unixBind(t, raw))
+	case afNETLINK:
+		return errOr0(s.netlinkBind(t, raw))
 	}
 	return errOr0(s.inetBind(t, raw))
 }
@@ -1018,8 +1028,11 @@ func sysConnect(t *Task, a [6]uint64) uint64 {
 	if e != 0 {
 		return errRet(e)
 	}
-	if s.family == afUNIX {
+	switch s.family {
+	case afUNIX:
 		return errOr0(s.unixConnect(t, f, raw))
+	case afNETLINK:
+		return errOr0(s.netlinkConnect(t, raw))
 	}
 	return errOr0(s.inetConnect(t, f, raw))
 }
@@ -1085,7 +1098,7 @@ func sysGetsockname(t *Task, a [6]uint64) uint64 {
 	}
 	s.ns.mu.Lock()
 	addr := s.local
-	if !s.bound && s.family != afUNIX {
+	if !s.bound && s.isInet() {
 		addr = s.wildcard()
 	}
 	b := addr.encode()

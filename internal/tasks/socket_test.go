@@ -9,9 +9,12 @@ import (
 
 func TestSocketFamiliesFailLoudly(t *testing.T) {
 	task := testTask(t)
-	_, e := task.newSocket(16, sockRAW, 0)
+	_, e := task.newSocket(17, sockRAW, 0)
 	require.Equal(t, EAFNOSUPPORT, e)
-	require.Equal(t, 1, task.tg.k.unimpl["socket family AF_NETLINK"])
+	require.Equal(t, 1, task.tg.k.unimpl["socket family AF_PACKET"])
+	_, e = task.newSocket(afNETLINK, sockRAW, 16) // NETLINK_GENERIC: only NETLINK_ROUTE is there
+	require.Equal(t, EPROTONOSUPPORT, e)
+	require.Equal(t, 1, task.tg.k.unimpl["socket AF_NETLINK protocol 16"])
 	_, e = task.newSocket(afINET, sockRAW, 1)
 	require.Equal(t, EPROTONOSUPPORT, e)
 	require.Equal(t, 1, task.tg.k.unimpl["socket AF_INET type 3 protocol 1"])

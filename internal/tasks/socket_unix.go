@@ -33,6 +33,8 @@ type sockAddr struct {
 	ip       [16]byte
 	port     uint16
 	scope    uint32
+	// AF_NETLINK: the port id and multicast groups (sockaddr_nl).
+	nlPid, nlGroups uint32
 }
 
 // encode is the address as the guest's struct sockaddr.
@@ -60,6 +62,8 @@ func (a sockAddr) encode() []byte {
 		copy(b[8:24], a.ip[:])
 		binary.LittleEndian.PutUint32(b[24:], a.scope)
 		return b
+	case afNETLINK:
+		return a.encodeNetlink()
 	}
 	return nil
 }
@@ -141,6 +145,10 @@ func (s *sock) unbindLocked() {
 		return
 	}
 	ns := s.ns
+	if s.family == afNETLINK {
+		s.unbindNetlinkLocked()
+		return
+	}
 	if s.family == afUNIX {
 		if s.local.abstract {
 			if ns.abstract[s.local.name] == s {
@@ -306,6 +314,9 @@ func (s *sock) sendDgram(t *Task, b []byte, to *sockAddr, rights []*openFile, cr
 
 // parseAddr decodes a destination address for s's family.
 func (s *sock) parseAddr(raw []byte) (sockAddr, Errno) {
+	if s.family == afNETLINK {
+		return parseNetlinkAddr(raw)
+	}
 	if s.family == afUNIX {
 		a, e := parseUnixAddr(raw)
 		if e == 0 && !a.abstract && a.name == "" {
