@@ -238,7 +238,12 @@ func ParseModelConfig(s string) (ModelConfig, error) {
 		case "repl", "policy":
 			var p Policy
 			if p, err = ParsePolicy(v); err == nil {
-				c.L1I.Policy, c.L1D.Policy, c.L2.Policy, c.LLC.Policy = p, p, p, p
+				c.L1I.Policy, c.L1D.Policy = p, p
+				for _, o := range []*CacheConfig{&c.L2, &c.LLC} {
+					if o.Size != 0 {
+						o.Policy = p
+					}
+				}
 			}
 		case "seed":
 			c.Seed, err = strconv.ParseUint(v, 0, 64)
