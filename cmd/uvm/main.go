@@ -112,7 +112,7 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, rp *re
 	// Cache model flags (issue 6; package icache).
 	var (
 		cacheModel = fl.Bool("cache-model", false, "model each CPU's L1 I and D caches; arm64 gets a non-coherent I-side (see --icache); --stats prints the counters")
-		cacheCfg   = fl.String("cache-config", "", "cache model configuration, e.g. 'l1i=32k,64,4 l1d=32k,64,8' (also repl=, seed=, icache=, dc= ic= bcast= isb= zva= costs); implies --cache-model")
+		cacheCfg   = fl.String("cache-config", "", "cache model configuration, e.g. 'l1i=32k,64,4 l1d=32k,64,8' (also l2= llc= outer levels, repl=, seed=, icache=, dc= ic= bcast= isb= zva= costs); implies --cache-model")
 		icacheMode = fl.String("icache", "", "arm64 I-side with the cache model: strict (default: code needs DC CVAU, IC IVAU and ISB) or coherent; implies --cache-model")
 		redecode   = fl.Bool("redecode", false, "decode every instruction afresh before executing it (slow; differential test of the predecoded-instruction cache)")
 	)
@@ -349,6 +349,14 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, rp *re
 			return 2
 		}
 		opts.Machine = m
+		if opts.CacheModel != nil { // the machine's L2 and LLC under the L1s
+			cfg, err := tasks.MachineCacheConfig(opts.CacheModel.Config(), m)
+			if err != nil {
+				fmt.Fprintf(stderr, "uvm run: --model: %v\n", err)
+				return 2
+			}
+			opts.CacheModel = icache.NewModels(cfg)
+		}
 	}
 	recs, code := setupRecord(recFl, rp, fl, &opts, prog, stderr) // record.go
 	if code != 0 {

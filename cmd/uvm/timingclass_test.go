@@ -75,6 +75,18 @@ func modelInsnClasses(t *testing.T, arch, machine string) {
 			im, _ := strconv.ParseInt(mm[1], 10, 64)
 			dm, _ := strconv.ParseInt(mm[2], 10, 64)
 			want += im*m.L1IMiss + dm*m.L1DMiss
+			// The machine's L2 and LLC: each miss there adds its latency.
+			for _, lv := range []struct {
+				name string
+				cost int64
+			}{{"L2", m.L2Miss}, {"LLC", m.LLCMiss}} {
+				om := regexp.MustCompile(`(?m)^    ` + lv.name + `: \d+ accesses, (\d+) misses`).FindStringSubmatch(stderr)
+				if om == nil {
+					t.Fatalf("no %s statistics:\n%s", lv.name, stderr)
+				}
+				n, _ := strconv.ParseInt(om[1], 10, 64)
+				want += n * lv.cost
+			}
 			if clock <= plainClock {
 				t.Errorf("clock with the cache model %d, without %d: misses cost nothing", clock, plainClock)
 			}

@@ -138,7 +138,11 @@
 //     seed= and the CPU index). Config string (ParseModelConfig): items
 //     KEY=VALUE separated by blanks or ';', applied to the default
 //     "l1i=32k,64,4 l1d=32k,64,8": l1i=/l1d=SIZE,LINE,WAYS[,POLICY],
-//     repl=POLICY, seed=N, icache=strict|coherent, and the maintenance
+//     repl=POLICY, seed=N, icache=strict|coherent, l2=/llc=SIZE,LINE,
+//     WAYS[,POLICY] (unified outer levels, absent by default: an L1 miss
+//     looks the line up in L2 and an L2 miss in the LLC, filling every
+//     level that missed; Model.Place shares a level between the CPUs of
+//     a domain, under the timing model's serialised scheduler), and the maintenance
 //     costs in cycles dc= (per DC CVAU line, default 20), ic= (per IC
 //     IVAU line, 10), bcast= (per IC IVAU line and other CPU of the
 //     process, 40), isb= (15), zva= (per DC ZVA block, 4).

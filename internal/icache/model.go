@@ -131,7 +131,13 @@ type MaintCost struct {
 // system.
 type ModelConfig struct {
 	L1I, L1D CacheConfig
-	ICache   ICacheMode
+	// L2 and LLC are the unified outer levels; a zero Size means the
+	// level is absent. An L1 miss looks the line up in L2, an L2 miss
+	// in the LLC: every level that misses is filled (inclusive fills;
+	// an outer eviction does not back-invalidate the inner levels).
+	// Each CPU has its own unless Model.Place gives it its domain's.
+	L2, LLC CacheConfig
+	ICache  ICacheMode
 	// Seed seeds Random replacement (each CPU's generator is derived
 	// from Seed and the CPU's index).
 	Seed uint64
@@ -160,6 +166,17 @@ func (c ModelConfig) Validate() error {
 	if err := c.L1D.Validate(); err != nil {
 		return fmt.Errorf("l1d: %w", err)
 	}
+	for _, l := range []struct {
+		name string
+		c    CacheConfig
+	}{{"l2", c.L2}, {"llc", c.LLC}} {
+		if l.c.Size == 0 {
+			continue
+		}
+		if err := l.c.Validate(); err != nil {
+			return fmt.Errorf("%s: %w", l.name, err)
+		}
+	}
 	if c.ICache > ICacheCoherent {
 		return fmt.Errorf("unknown icache mode %d", c.ICache)
 	}
@@ -168,8 +185,15 @@ func (c ModelConfig) Validate() error {
 
 // String returns the configuration in ParseModelConfig's syntax.
 func (c ModelConfig) String() string {
-	return fmt.Sprintf("l1i=%s l1d=%s icache=%s seed=%d dc=%d ic=%d bcast=%d isb=%d zva=%d",
-		c.L1I, c.L1D, c.ICache, c.Seed, c.Cost.DCLine, c.Cost.ICLine, c.Cost.Broadcast, c.Cost.ISB, c.Cost.ZVA)
+	outer := ""
+	if c.L2.Size != 0 {
+		outer += " l2=" + c.L2.String()
+	}
+	if c.LLC.Size != 0 {
+		outer += " llc=" + c.LLC.String()
+	}
+	return fmt.Sprintf("l1i=%s l1d=%s%s icache=%s seed=%d dc=%d ic=%d bcast=%d isb=%d zva=%d",
+		c.L1I, c.L1D, outer, c.ICache, c.Seed, c.Cost.DCLine, c.Cost.ICLine, c.Cost.Broadcast, c.Cost.ISB, c.Cost.ZVA)
 }
 
 // ParseModelConfig parses a configuration string: blank- or
@@ -178,7 +202,9 @@ func (c ModelConfig) String() string {
 //
 //	l1i=SIZE,LINE,WAYS[,POLICY]   L1 instruction cache (SIZE: bytes, with
 //	l1d=SIZE,LINE,WAYS[,POLICY]   an optional k or m suffix)
-//	repl=POLICY                   both caches: lru, fifo or random
+//	l2=SIZE,LINE,WAYS[,POLICY]    unified L2 and last-level cache (absent
+//	llc=SIZE,LINE,WAYS[,POLICY]   by default; "none" removes one)
+//	repl=POLICY                   every cache: lru, fifo or random
 //	seed=N                        seed of random replacement
 //	icache=strict|coherent        arm64 I-side mode
 //	dc=N ic=N bcast=N isb=N zva=N maintenance costs in cycles (MaintCost)
@@ -199,10 +225,25 @@ func ParseModelConfig(s string) (ModelConfig, error) {
 			c.L1I, err = parseCache(v, c.L1I.Policy)
 		case "l1d":
 			c.L1D, err = parseCache(v, c.L1D.Policy)
+		case "l2", "llc":
+			var cc CacheConfig
+			if v != "none" {
+				cc, err = parseCache(v, c.L1D.Policy)
+			}
+			if k == "l2" {
+				c.L2 = cc
+			} else {
+				c.LLC = cc
+			}
 		case "repl", "policy":
 			var p Policy
 			if p, err = ParsePolicy(v); err == nil {
 				c.L1I.Policy, c.L1D.Policy = p, p
+				for _, o := range []*CacheConfig{&c.L2, &c.LLC} {
+					if o.Size != 0 {
+						o.Policy = p
+					}
+				}
 			}
 		case "seed":
 			c.Seed, err = strconv.ParseUint(v, 0, 64)
@@ -447,6 +488,10 @@ type Stats struct {
 	// order of creation as well.
 	CPU, Proc int
 	I, D      CacheStats
+	// L2 and LLC count this CPU's lookups in the outer levels (one per
+	// line an inner level missed), its misses there and the evictions
+	// its fills caused; a shared level's own Cache.Stats sums its CPUs.
+	L2, LLC CacheStats
 	// DReads/DWrites split D.Accesses; DReadMisses/DWriteMisses split
 	// D.Misses.
 	DReads, DWrites, DReadMisses, DWriteMisses uint64
@@ -468,7 +513,10 @@ type Model struct {
 	index int
 
 	I, D *Cache
-	st   Stats
+	// L2 and LLC are the outer levels (nil when absent): the CPU's own,
+	// or its domain's after Place.
+	L2, LLC *Cache
+	st      Stats
 
 	// pending holds I-cache lines (addresses) invalidated by other CPUs'
 	// IC IVAU, applied by the owner at its next fetch accounting.
@@ -493,6 +541,9 @@ type Models struct {
 	mu     sync.Mutex
 	all    []*Model
 	nprocs int
+	// shared holds the outer caches Place hands out, by level (0 L2,
+	// 1 LLC) and domain.
+	shared [2]map[int]*Cache
 }
 
 // NewModels returns an empty set; cfg must be valid (ParseModelConfig
@@ -520,6 +571,12 @@ func (s *Models) newModel(g *procGroup) *Model {
 	s.mu.Unlock()
 	m.I = NewCache(s.cfg.L1I, s.cfg.Seed^uint64(m.index)<<1)
 	m.D = NewCache(s.cfg.L1D, s.cfg.Seed^(uint64(m.index)<<1|1))
+	if s.cfg.L2.Size != 0 {
+		m.L2 = NewCache(s.cfg.L2, s.cfg.Seed^(uint64(m.index)<<2|2))
+	}
+	if s.cfg.LLC.Size != 0 {
+		m.LLC = NewCache(s.cfg.LLC, s.cfg.Seed^(uint64(m.index)<<2|3))
+	}
 	m.st.CPU, m.st.Proc = m.index, g.id
 	g.mu.Lock()
 	g.members = append(g.members, m)
@@ -565,6 +622,15 @@ func WriteStats(w io.Writer, st Stats) {
 		st.I.Accesses, st.I.Misses, pct(st.I.Misses, st.I.Accesses), st.I.Evictions, st.I.Invalidations)
 	fmt.Fprintf(w, "    L1D: %d accesses (%d reads, %d writes), %d misses (%.2f%%; %d read, %d write), %d evictions\n",
 		st.D.Accesses, st.DReads, st.DWrites, st.D.Misses, pct(st.D.Misses, st.D.Accesses), st.DReadMisses, st.DWriteMisses, st.D.Evictions)
+	for _, l := range []struct {
+		name string
+		s    CacheStats
+	}{{"L2", st.L2}, {"LLC", st.LLC}} {
+		if l.s.Accesses != 0 {
+			fmt.Fprintf(w, "    %s: %d accesses, %d misses (%.2f%%), %d evictions\n",
+				l.name, l.s.Accesses, l.s.Misses, pct(l.s.Misses, l.s.Accesses), l.s.Evictions)
+		}
+	}
 	fmt.Fprintf(w, "    maintenance: %d DC CVAU, %d IC IVAU, %d broadcast invalidations, %d ISB, %d DC ZVA; %d cycles\n",
 		st.DCOps, st.ICOps, st.Broadcasts, st.ISBs, st.ZVAs, st.Cycles)
 }
@@ -607,6 +673,62 @@ func (m *Model) Stats() Stats {
 	return st
 }
 
+// Place makes the CPU use the L2 and LLC of the given sharing domains
+// (a cluster, NUMA node, …: every CPU placed in the same domain of a
+// level shares that level's one cache, so their fills evict each
+// other's lines); a negative domain keeps the CPU's own cache. Call it
+// before the CPU runs, and only when the CPUs sharing a cache never run
+// at the same time (the deterministic scheduler: tasks.Options.Machine).
+// Tags are addresses, so CPUs of different processes sharing a cache
+// see each other's lines as distinct only where their addresses differ.
+func (m *Model) Place(l2Domain, llcDomain int) {
+	s := m.set
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for lvl, p := range [2]struct {
+		c   **Cache
+		cfg CacheConfig
+		dom int
+	}{{&m.L2, s.cfg.L2, l2Domain}, {&m.LLC, s.cfg.LLC, llcDomain}} {
+		if *p.c == nil || p.dom < 0 {
+			continue
+		}
+		if s.shared[lvl] == nil {
+			s.shared[lvl] = map[int]*Cache{}
+		}
+		c := s.shared[lvl][p.dom]
+		if c == nil {
+			c = NewCache(p.cfg, s.cfg.Seed^uint64(p.dom)<<8^uint64(lvl+2))
+			s.shared[lvl][p.dom] = c
+		}
+		*p.c = c
+	}
+}
+
+// outer looks the line holding addr up in L2 and then the LLC after an
+// L1 miss, stopping at the first level that holds it; every level that
+// misses is filled (inclusive fills).
+func (m *Model) outer(addr uint64) {
+	if c := m.L2; c != nil && m.outerHit(c, &m.st.L2, addr) {
+		return
+	}
+	if c := m.LLC; c != nil {
+		m.outerHit(c, &m.st.LLC, addr)
+	}
+}
+
+func (m *Model) outerHit(c *Cache, st *CacheStats, addr uint64) bool {
+	st.Accesses++
+	c.Stats.Accesses++
+	ev := c.Stats.Evictions
+	if c.lookup(addr >> c.lineShift) {
+		return true
+	}
+	st.Misses++
+	st.Evictions += c.Stats.Evictions - ev
+	return false
+}
+
 // Fetch accounts n sequential 4-byte instruction fetches starting at pc
 // (one straight-line run of a block).
 func (m *Model) Fetch(pc, n uint64) {
@@ -633,7 +755,9 @@ func (m *Model) FetchRange(start, end, n uint64) {
 		l++
 	}
 	for ; l <= last; l++ {
-		c.lookup(l)
+		if !c.lookup(l) && (m.L2 != nil || m.LLC != nil) {
+			m.outer(l << c.lineShift)
+		}
 	}
 }
 
@@ -663,6 +787,9 @@ func (m *Model) data(addr, n uint64, write bool) {
 	for l := first; l <= last; l++ {
 		c.Stats.Accesses++
 		hit := c.lookup(l)
+		if !hit && (m.L2 != nil || m.LLC != nil) {
+			m.outer(l << c.lineShift)
+		}
 		if write {
 			m.st.DWrites++
 			if !hit {

@@ -42,7 +42,9 @@ func TestParseModelConfig(t *testing.T) {
 		"l1d=32k,64",        // missing ways
 		"l1d=32k,64,4,plru", // unknown policy
 		"l1d=x,64,4",
-		"l2=1m,64,8", // unknown key
+		"l3=1m,64,8", // unknown key
+		"l2=1m,64",   // missing ways
+		"llc=3m,64,16",
 		"icache=maybe",
 		"seed",
 		"dc=-1",

@@ -663,6 +663,7 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 	sh.Siglock.Unlock()
 	tg.fds.closeOnExec()
 	t.cpu = cpu
+	t.placeCache()
 	t.accounted = 0
 	t.alt = signals.DisabledStack
 	t.clearChildTID = 0

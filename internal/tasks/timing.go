@@ -130,6 +130,7 @@ func (k *Kernel) attachTiming(t *Task) {
 	t.vc.Owner = t
 	k.tm.byTID[t.tid] = t.vc
 	k.tm.startClassCount(t.cpu)
+	t.placeCache()
 }
 
 // timingExit charges the kernel entry of an exit from the guest and, for

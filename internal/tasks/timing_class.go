@@ -16,7 +16,9 @@ import (
 // instruction, cpi.taken per taken branch and cache.ic_broadcast per IC
 // IVAU and other thread of the process; other CPUs (amd64) pay
 // insn.cycles per instruction. With the cache model on, every L1 I or D
-// miss adds cache.l1i_miss or cache.l1d_miss. All of it is charged when
+// miss adds cache.l1i_miss or cache.l1d_miss, every L2 miss
+// cache.l2_miss and every LLC miss cache.llc_miss on top (so a load
+// served by memory costs all four levels' latencies). All of it is charged when
 // the thread leaves Run (Task.account), from the counters' growth since
 // the previous exit, so the interpreters' hot paths do nothing more
 // than count.
@@ -33,12 +35,14 @@ type insnCosts struct {
 	cpi      [decode.NumInsnClasses]int64
 	taken    int64
 	l1i, l1d int64 // cycles per miss
+	l2, llc  int64 // cycles per outer-level miss
 	icBcast  int64 // cycles per IC IVAU and other thread
 	plain    int64 // hundredths per unclassified instruction
 }
 
 func newInsnCosts(m *timing.Machine) insnCosts {
 	ic := insnCosts{on: len(m.CPI) > 0, taken: m.CPI["taken"], l1i: m.L1IMiss, l1d: m.L1DMiss,
+		l2: m.L2Miss, llc: m.LLCMiss,
 		icBcast: m.ICBroadcast, plain: m.InsnCycles * 100}
 	for c := decode.InsnClass(0); c < decode.NumInsnClasses; c++ {
 		v, ok := m.CPI[c.String()]
@@ -72,6 +76,8 @@ type retireBase struct {
 	cls          *decode.ClassCounts // the CPU's tally (a new CPU after execve has another)
 	last         decode.ClassCounts
 	iMiss, dMiss uint64
+	l2Miss       uint64
+	llcMiss      uint64
 	cm           any // the cache model the miss counts belong to
 	// sampled is the CPU's clock at the thread's previous profile
 	// sample (cycleDelta).
@@ -122,14 +128,15 @@ func (t *Task) timingRetire(n uint64) {
 	if counted < n { // retired outside the counting loop, or not counted
 		centis += int64(n-counted) * ts.costs.plain
 	}
-	if c, ok := t.cpu.(cacheModelCPU); ok && (ts.costs.l1i != 0 || ts.costs.l1d != 0) {
+	if c, ok := t.cpu.(cacheModelCPU); ok && (ts.costs.l1i != 0 || ts.costs.l1d != 0 || ts.costs.l2 != 0 || ts.costs.llc != 0) {
 		if m := c.CacheModel(); m != nil {
 			st := m.Stats()
 			if any(m) != b.cm {
-				b.cm, b.iMiss, b.dMiss = m, 0, 0
+				b.cm, b.iMiss, b.dMiss, b.l2Miss, b.llcMiss = m, 0, 0, 0, 0
 			}
-			centis += (int64(st.I.Misses-b.iMiss)*ts.costs.l1i + int64(st.D.Misses-b.dMiss)*ts.costs.l1d) * 100
-			b.iMiss, b.dMiss = st.I.Misses, st.D.Misses
+			centis += (int64(st.I.Misses-b.iMiss)*ts.costs.l1i + int64(st.D.Misses-b.dMiss)*ts.costs.l1d +
+				int64(st.L2.Misses-b.l2Miss)*ts.costs.l2 + int64(st.LLC.Misses-b.llcMiss)*ts.costs.llc) * 100
+			b.iMiss, b.dMiss, b.l2Miss, b.llcMiss = st.I.Misses, st.D.Misses, st.L2.Misses, st.LLC.Misses
 		}
 	}
 	t.vc.RetireCentis(n, centis)

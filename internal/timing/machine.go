@@ -55,6 +55,18 @@ import (
 //	                            cycles an L1 miss of the cache model
 //	                            (--cache-model) adds: the next level's
 //	                            hit latency the core does not hide
+//	cache.l2, cache.llc         (strings SIZE,LINE,WAYS, e.g. 1m,64,16)
+//	                            geometry of the unified L2 and last-level
+//	                            cache the cache model adds under the L1s
+//	cache.l2_shared, cache.llc_shared
+//	                            (strings cpu, core, cluster, node or
+//	                            socket; default cpu) which CPUs share one
+//	                            copy of the level
+//	cache.l2_miss, cache.llc_miss
+//	                            cycles an L2 miss (the LLC's hit latency
+//	                            beyond L2's) and an LLC miss (memory's
+//	                            beyond the LLC's) add on top of the L1
+//	                            miss
 //	cache.ic_broadcast          cycles a guest IC IVAU adds per other
 //	                            thread of its process (the broadcast
 //	                            invalidation each of their CPUs must
@@ -88,11 +100,84 @@ type Machine struct {
 	CPI                           map[string]int64
 	L1IMiss, L1DMiss, ICBroadcast int64
 
+	// L2 and LLC are cache.l2 and cache.llc (zero: absent), shared as
+	// L2Shared and LLCShared say; L2Miss and LLCMiss are cache.l2_miss
+	// and cache.llc_miss.
+	L2, LLC             CacheGeom
+	L2Shared, LLCShared Scope
+	L2Miss, LLCMiss     int64
+
 	// Costs are the cost.NAME entries, by NAME.
 	Costs map[string]int64
 
 	// Source is the text the machine was parsed from.
 	Source string
+}
+
+// CacheGeom is the geometry of one outer cache level.
+type CacheGeom struct{ Size, Line, Ways int }
+
+// Scope is the set of CPUs that share one copy of a cache level.
+type Scope uint8
+
+// Sharing scopes, from private to per socket.
+const (
+	ScopeCPU Scope = iota
+	ScopeCore
+	ScopeCluster
+	ScopeNode
+	ScopeSocket
+)
+
+var scopeNames = [...]string{ScopeCPU: "cpu", ScopeCore: "core", ScopeCluster: "cluster", ScopeNode: "node", ScopeSocket: "socket"}
+
+func (s Scope) String() string {
+	if int(s) < len(scopeNames) {
+		return scopeNames[s]
+	}
+	return "Scope(" + strconv.Itoa(int(s)) + ")"
+}
+
+// Domain numbers the copy of a cache level shared at scope s that CPU
+// cpu uses: CPUs with the same Domain share it.
+func (m *Machine) Domain(cpu int, s Scope) int {
+	core, _ := m.place(cpu)
+	switch s {
+	case ScopeCore:
+		return core
+	case ScopeCluster:
+		return core / m.CoresPerCluster
+	case ScopeNode:
+		return core / (m.CoresPerCluster * m.ClustersPerNode)
+	case ScopeSocket:
+		return core / (m.CoresPerCluster * m.ClustersPerNode * m.NodesPerSocket)
+	}
+	return cpu
+}
+
+// parseGeom reads SIZE,LINE,WAYS (SIZE and LINE with an optional k or
+// m suffix); package icache checks that the geometry is one it models.
+func parseGeom(v string) (CacheGeom, error) {
+	f := strings.Split(v, ",")
+	if len(f) != 3 {
+		return CacheGeom{}, fmt.Errorf("want SIZE,LINE,WAYS, got %q", v)
+	}
+	var n [3]int
+	for i, x := range f {
+		mul := 1
+		switch {
+		case strings.HasSuffix(x, "k"):
+			mul, x = 1<<10, x[:len(x)-1]
+		case strings.HasSuffix(x, "m"):
+			mul, x = 1<<20, x[:len(x)-1]
+		}
+		k, err := strconv.Atoi(x)
+		if err != nil || k <= 0 || k > 1<<30/mul {
+			return CacheGeom{}, fmt.Errorf("bad number %q in %q", f[i], v)
+		}
+		n[i] = k * mul
+	}
+	return CacheGeom{Size: n[0], Line: n[1], Ways: n[2]}, nil
 }
 
 // MaxCPUs bounds a machine's CPU count.
@@ -136,7 +221,10 @@ func Parse(r io.Reader) (*Machine, error) {
 		"line.hit": &m.LineHit, "line.inval_per_sharer": &m.InvalPerSharer,
 		"line.reread_per_spinner": &m.RereadPerSpinner, "insn.cycles": &m.InsnCycles, "jitter_pct": &m.JitterPct,
 		"cache.l1i_miss": &m.L1IMiss, "cache.l1d_miss": &m.L1DMiss, "cache.ic_broadcast": &m.ICBroadcast,
+		"cache.l2_miss": &m.L2Miss, "cache.llc_miss": &m.LLCMiss,
 	}
+	geoms := map[string]*CacheGeom{"cache.l2": &m.L2, "cache.llc": &m.LLC}
+	scopes := map[string]*Scope{"cache.l2_shared": &m.L2Shared, "cache.llc_shared": &m.LLCShared}
 	topo := map[string]*int{
 		"sockets": &m.Sockets, "nodes_per_socket": &m.NodesPerSocket, "clusters_per_node": &m.ClustersPerNode,
 		"cores_per_cluster": &m.CoresPerCluster, "threads_per_core": &m.ThreadsPerCore,
@@ -172,6 +260,24 @@ func Parse(r io.Reader) (*Machine, error) {
 				m.SMTLast = true
 			default:
 				return nil, fmt.Errorf("machine line %d: cpu_order %q (want linear or smt-last)", line, v)
+			}
+			continue
+		case geoms[k] != nil:
+			g, err := parseGeom(v)
+			if err != nil {
+				return nil, fmt.Errorf("machine line %d: %s: %w", line, k, err)
+			}
+			*geoms[k] = g
+			continue
+		case scopes[k] != nil:
+			ok := false
+			for sc, name := range scopeNames {
+				if v == name {
+					*scopes[k], ok = Scope(sc), true
+				}
+			}
+			if !ok {
+				return nil, fmt.Errorf("machine line %d: %s %q (want cpu, core, cluster, node or socket)", line, k, v)
 			}
 			continue
 		}
