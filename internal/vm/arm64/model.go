@@ -16,7 +16,7 @@ import "github.com/uvm-emu/uvm/internal/decode"
 //     configuration of every 8.2 core shipped (-march=armv8.2-a+fp16).
 //   - neoverse-n1: the features of an Arm Neoverse N1 (AWS Graviton2) that
 //     uvm implements: armv8.2 with AES, PMULL, SHA1, SHA2, LRCPC, DotProd;
-//     MIDR_EL1 reads the N1's (implementer 0x41, part 0xd0c, r3p1). A
+//     MIDR_EL1 reads the N1's (implementer 0x41, part 0xd0c, r4p1). A
 //     real N1 also lists evtstrm, dcpop and ssbs, which uvm does not
 //     implement.
 
@@ -36,7 +36,7 @@ const (
 	hwcapV82 = hwcapV81 | HWCAPFPHP | HWCAPASIMDHP
 	hwcapN1  = hwcapV82 | HWCAPAES | HWCAPPMULL | HWCAPSHA1 | HWCAPSHA2 | HWCAPLRCPC | HWCAPASIMDDP
 
-	midrNeoverseN1 = 0x41<<24 | 3<<20 | 0xf<<16 | 0xd0c<<4 | 1
+	midrNeoverseN1 = 0x41<<24 | 4<<20 | 0xf<<16 | 0xd0c<<4 | 1 // r4p1, as qemu-aarch64 -cpu neoverse-n1
 )
 
 // models[0] is the default.
