@@ -1,7 +1,8 @@
 package decode
 
-// Scalar floating point and Advanced SIMD (Armv8.0 FP and ASIMD, no FP16
-// arithmetic, no crypto, no dot product): decoding into A64 records.
+// Scalar floating point and Advanced SIMD (Armv8.0 FP and ASIMD, FEAT_FP16
+// arithmetic with a64fp16.go; crypto and dot product are in a64crypto.go and
+// a64simdext.go): decoding into A64 records.
 //
 // Field conventions for every op below (unless its comment says otherwise):
 //   - Rd, Rn, Rm, Ra: register numbers. V registers unless the comment names

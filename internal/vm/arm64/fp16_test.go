@@ -12,6 +12,7 @@ import (
 	"math/rand"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/uvm-emu/uvm/internal/decode"
@@ -180,5 +181,70 @@ func TestFP16NoAllocs(t *testing.T) {
 		if a := testing.AllocsPerRun(3, run); a != 0 {
 			t.Errorf("%08x %s: %v allocations", w, decode.DisasmA64(w, simdOracleCode), a)
 		}
+	}
+}
+
+const fp16GoldenFile = "testdata/fp16_golden.txt"
+
+// TestFP16Golden replays testdata/fp16_golden.txt: qemu's results for 6
+// random cases of every FP16 op (makeFP16Case states), so that half
+// precision is checked without qemu too. UVM_SIMD_GOLDEN=update
+// regenerates it with qemu.
+func TestFP16Golden(t *testing.T) {
+	if os.Getenv("UVM_SIMD_GOLDEN") == "update" {
+		qemu, err := exec.LookPath("qemu-aarch64")
+		if err != nil {
+			t.Fatal("updating the golden file needs qemu-aarch64")
+		}
+		rng := rand.New(rand.NewSource(1616))
+		pool := fp16WordPool(rng)
+		var cases []simdCase
+		var seeds []int64
+		for op := decode.A64SIMDBase; op < decode.A64SIMDBase+decode.A64Op(decode.NumA64SIMDOps); op++ {
+			for k := 0; k < 6 && k < len(pool[op]); k++ {
+				seed := rng.Int63()
+				cases = append(cases, makeFP16Case(pool[op][rng.Intn(len(pool[op]))], seed))
+				seeds = append(seeds, seed)
+			}
+		}
+		want, ok := simdRunOracle(t, qemu, cases)
+		var b strings.Builder
+		for i := range cases {
+			if ok[i] {
+				b.WriteString(simdGoldenLine(&cases[i], seeds[i], &want[i]))
+				b.WriteByte('\n')
+			}
+		}
+		if err := os.WriteFile(fp16GoldenFile, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := os.ReadFile(fp16GoldenFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := 0
+	lines := strings.Split(strings.TrimSpace(string(f)), "\n")
+	for _, line := range lines {
+		var w uint32
+		var seed int64
+		if _, err := fmt.Sscanf(line, "%x %d", &w, &seed); err != nil {
+			t.Fatalf("bad line %q", line)
+		}
+		c := makeFP16Case(w, seed)
+		got, e := simdRunUVM(t, &c)
+		if e.Reason != vm.ExitBreakpoint {
+			t.Errorf("%08x %s: uvm exit %v (%s)", w, decode.DisasmA64(w, simdOracleCode), e.Reason, e.Why)
+			bad++
+		} else if g := simdGoldenLine(&c, seed, &got); g != line {
+			t.Errorf("%08x %s: %s\n  want %s\n  got  %s", w, decode.DisasmA64(w, simdOracleCode), simdInputsOf(&c), line, g)
+			bad++
+		}
+		if bad >= 30 {
+			t.Fatal("too many mismatches")
+		}
+	}
+	if len(lines) < 300 {
+		t.Errorf("only %d FP16 golden cases", len(lines))
 	}
 }

@@ -10,9 +10,10 @@ package arm64
 // Arm ARM pseudocode: all FPCR rounding modes, FZ, DN, AHP, and the FPSR
 // flags IOC DZC OFC UFC IXC IDC and QC).
 //
+// FEAT_FP16 half-precision arithmetic uses the same ops with Size 1 (the
+// decoder's a64fp16.go); half precision always takes the soft-float path.
 // Not implemented, rejected by the decoder (SIGILL) and not advertised:
-// FP16 arithmetic (FEAT_FP16; conversions to and from half precision are
-// implemented), SM3/SM4 (AES, PMULL 1Q, SHA1/SHA256/SHA512/SHA3 are in
+// FP16 FCMLA/FCADD and FMLAL/FMLSL (FEAT_FHM), SM3/SM4 (AES, PMULL 1Q, SHA1/SHA256/SHA512/SHA3 are in
 // crypto.go; dot products, SQRDMLAH/SQRDMLSH, FRINT32/64, FJCVTZS and
 // FCMLA/FCADD of singles and doubles in simdext.go), BF16, I8MM. Trapping of floating-point exceptions is
 // not implemented (FPCR trap enables are RES0).
