@@ -95,6 +95,7 @@ build_bin() {
 declare -A ISA_CFLAGS=(
 	[isa_atomics]="-march=armv8.1-a -mno-outline-atomics"
 	[isa_crypto]="-march=armv8.2-a+crypto+sha3 -O3"
+	[isa_fp16]="-march=armv8.2-a+fp16 -O3 -fno-math-errno"
 	[cycdiv]="-march=armv8-a" # the cycle-clock profile's guest (cmd/uvm/pprofclock_test.go)
 )
 

@@ -70,7 +70,7 @@ func TestProcfs(t *testing.T) {
 			}
 
 			if arch == "amd64" {
-				v3, _, _ := runUVM(t, true, []string{"--cpu", "x86-64-v3"}, bin, "dump")
+				v2, _, _ := runUVM(t, true, []string{"--cpu", "x86-64-v2"}, bin, "dump")
 				hasAVX2 := func(s string) bool {
 					for _, l := range strings.Split(s, "\n") {
 						if strings.HasPrefix(l, "flags\t\t:") {
@@ -79,8 +79,8 @@ func TestProcfs(t *testing.T) {
 					}
 					return false
 				}
-				if hasAVX2(first) || !hasAVX2(v3) {
-					t.Errorf("cpuinfo flags: avx2 with x86-64-v2 %v, with x86-64-v3 %v", hasAVX2(first), hasAVX2(v3))
+				if hasAVX2(v2) || !hasAVX2(first) {
+					t.Errorf("cpuinfo flags: avx2 with x86-64-v2 %v, with the default x86-64-v3 %v", hasAVX2(v2), hasAVX2(first))
 				}
 			}
 

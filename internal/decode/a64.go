@@ -314,6 +314,7 @@ const (
 	A64WhySysReg  // MRS/MSR of a system register uvm does not provide (outside the ID space Linux emulates, e.g. CCSIDR_EL1)
 	A64WhyFeature // an optional extension uvm does not implement
 	A64WhySIMD    // an FP/SIMD encoding the FP/SIMD decoder does not implement
+	A64WhyModel   // an instruction of a feature the CPU model (--cpu) does not have (A64RestrictFeatures)
 )
 
 var a64WhyText = [...]string{
@@ -326,6 +327,7 @@ var a64WhyText = [...]string{
 	A64WhySysReg:      "system register not implemented",
 	A64WhyFeature:     "optional architecture extension not implemented",
 	A64WhySIMD:        "FP/SIMD instruction not implemented",
+	A64WhyModel:       "instruction of a feature outside the CPU model (--cpu)",
 }
 
 // A64UndefinedWhy explains why an A64Undefined record is undefined.

@@ -1,7 +1,8 @@
 package decode
 
-// Scalar floating point and Advanced SIMD (Armv8.0 FP and ASIMD, no FP16
-// arithmetic, no crypto, no dot product): decoding into A64 records.
+// Scalar floating point and Advanced SIMD (Armv8.0 FP and ASIMD, FEAT_FP16
+// arithmetic with a64fp16.go; crypto and dot product are in a64crypto.go and
+// a64simdext.go): decoding into A64 records.
 //
 // Field conventions for every op below (unless its comment says otherwise):
 //   - Rd, Rn, Rm, Ra: register numbers. V registers unless the comment names
@@ -426,14 +427,16 @@ var a64SIMDNames = [...]string{
 func bf(raw uint32, lo, n uint) uint32 { return raw >> lo & (1<<n - 1) }
 
 // fpSize maps an FP "ftype" field to Size (log2 bytes); ok is false for
-// the reserved encoding 10 and for half precision (FEAT_FP16 arithmetic is
-// not implemented).
+// the reserved encoding 10. Half precision (ftype 11, Size 1) is FEAT_FP16
+// arithmetic (A64.Feature reports it).
 func fpSize(ftype uint32) (uint8, bool) {
 	switch ftype {
 	case 0:
 		return 2, true
 	case 1:
 		return 3, true
+	case 3:
+		return 1, true
 	}
 	return 0, false
 }
@@ -542,6 +545,8 @@ func decodeFP(raw uint32, in *A64) bool {
 				in.Op = A64FMOVFROMGP
 			}
 			switch {
+			case rmode == 0 && ftype == 3: // FMOV Wd|Xd, Hn / Hd, Wn|Xn (FEAT_FP16)
+				in.Size = 1
 			case rmode == 0 && sf == 0 && ftype == 0:
 				in.Size = 2
 			case rmode == 0 && sf == 1 && ftype == 1:
@@ -623,6 +628,9 @@ func decodeFP(raw uint32, in *A64) bool {
 		case 15:
 			in.Op, in.Imm2 = A64FRINT, FPRoundI
 		case 16, 17, 18, 19: // FRINT32Z, FRINT32X, FRINT64Z, FRINT64X (a64simdext.go)
+			if size == 1 {
+				return false
+			}
 			in.Op, in.Imm2 = A64FRINTTS, uint64(opcode-16)
 		default:
 			return false
@@ -680,12 +688,17 @@ func decodeFP(raw uint32, in *A64) bool {
 }
 
 // vfpExpandImm is VFPExpandImm: the 8-bit FMOV immediate as a bit pattern
-// of the FP type size (2: single, 3: double).
+// of the FP type size (1: half, 2: single, 3: double).
 func vfpExpandImm(imm8 uint32, size uint8) uint64 {
 	sign := uint64(imm8 >> 7)
 	b6 := uint64(imm8 >> 6 & 1)
 	low := uint64(imm8 & 0x3f) // imm8<5:0>
-	if size == 2 {
+	switch size {
+	case 1:
+		// sign : NOT(b6) : Replicate(b6,2) : imm8<5:0> : Zeros(6)
+		exp := (b6^1)<<4 | b6*3<<2 | low>>4
+		return sign<<15 | exp<<10 | (low&15)<<6
+	case 2:
 		// sign : NOT(b6) : Replicate(b6,5) : imm8<5:4> : imm8<3:0> : Zeros(19)
 		exp := (b6^1)<<7 | b6*0x1f<<2 | low>>4
 		return sign<<31 | exp<<23 | (low&15)<<19
@@ -834,6 +847,9 @@ func decodeVec(raw uint32, in *A64, scalar bool) bool {
 		}
 		return decodeShiftImm(raw, in, scalar)
 	}
+	if bf(raw, 21, 2) == 0b10 && bf(raw, 14, 2) == 0 && raw&(1<<10) != 0 {
+		return decodeThreeSameFP16(raw, in, scalar) // a64fp16.go
+	}
 	if bf(raw, 21, 1) == 1 {
 		switch {
 		case raw&(1<<10) != 0:
@@ -860,7 +876,12 @@ func decodeVec(raw uint32, in *A64, scalar bool) bool {
 		case bf(raw, 10, 2) == 2:
 			switch bf(raw, 17, 4) {
 			case 0b0000:
-				return decodeTwoMisc(raw, in, scalar)
+				return decodeTwoMisc(raw, in, scalar, false)
+			case 0b1100:
+				if bf(raw, 22, 1) == 0 {
+					return false
+				}
+				return decodeTwoMisc(raw, in, scalar, true) // FP16: a64fp16.go
 			case 0b1000:
 				if scalar {
 					return decodeScalarPairwise(raw, in)
@@ -991,7 +1012,9 @@ func decodeScalarThreeDiff(raw uint32, in *A64) bool {
 	return true
 }
 
-func decodeTwoMisc(raw uint32, in *A64, scalar bool) bool {
+// decodeTwoMisc decodes the two-register misc group; half selects its
+// FP16 form (only the floating-point opcodes, on half precision).
+func decodeTwoMisc(raw uint32, in *A64, scalar, half bool) bool {
 	q := raw >> 30 & 1
 	u := raw >> 29 & 1
 	size := bf(raw, 22, 2)
@@ -999,11 +1022,27 @@ func decodeTwoMisc(raw uint32, in *A64, scalar bool) bool {
 	sz := size & 1
 	// floating-point opcodes
 	fp := func(op A64Op) bool {
+		if half {
+			if op == A64VFRINTTS {
+				return false
+			}
+			in.Op, in.Size = op, 1
+			return true
+		}
 		if !scalar && sz == 1 && q == 0 {
 			return false
 		}
 		in.Op, in.Size = op, uint8(2+sz)
 		return true
+	}
+	if half {
+		switch {
+		case size>>1 == 0 && (opcode == 0b10110 || opcode == 0b10111),
+			size>>1 == 1 && opcode == 0b11100:
+			return false // FCVTN, FCVTXN, FCVTL, URECPE, URSQRTE have no FP16 form
+		case opcode < 0b01100:
+			return false
+		}
 	}
 	if size>>1 == 0 {
 		switch opcode {
@@ -1109,7 +1148,7 @@ func decodeTwoMisc(raw uint32, in *A64, scalar bool) bool {
 			return fp(A64VFRECPX)
 		}
 	}
-	if opcode >= 24 {
+	if opcode >= 24 || half {
 		return false
 	}
 	if u == 1 && opcode == 0b00101 {
@@ -1152,10 +1191,16 @@ func decodeAcross(raw uint32, in *A64) bool {
 	size := bf(raw, 22, 2)
 	opcode := bf(raw, 12, 5)
 	if opcode == 0b01100 || opcode == 0b01111 {
-		if u == 0 || size&1 != 0 || q == 0 {
-			return false // FP16 forms, double, 64-bit vector
+		switch {
+		case size&1 != 0:
+			return false // double
+		case u == 0:
+			in.Size = 1 // FP16: 4H, 8H
+		case q == 0:
+			return false
+		default:
+			in.Size = 2
 		}
-		in.Size = 2
 		if opcode == 0b01100 {
 			in.Op = [2]A64Op{A64VFMAXNMV, A64VFMINNMV}[size>>1]
 		} else {
@@ -1190,12 +1235,19 @@ func decodeScalarPairwise(raw uint32, in *A64) bool {
 	size := bf(raw, 22, 2)
 	opcode := bf(raw, 12, 5)
 	in.Rm = in.Rn
-	if u == 0 {
-		if opcode != 0b11011 || size != 3 {
+	if u == 0 && opcode == 0b11011 {
+		if size != 3 {
 			return false
 		}
 		in.Op, in.Size = A64VADDP, 3
 		return true
+	}
+	esize := uint8(2 + size&1)
+	if u == 0 {
+		if size&1 != 0 {
+			return false
+		}
+		esize = 1 // FP16: Hd, Vn.2H
 	}
 	switch opcode {
 	case 0b01100:
@@ -1210,7 +1262,7 @@ func decodeScalarPairwise(raw uint32, in *A64) bool {
 	default:
 		return false
 	}
-	in.Size = uint8(2 + size&1)
+	in.Size = esize
 	return true
 }
 
@@ -1289,7 +1341,12 @@ func decodeModImm(raw uint32, in *A64) bool {
 	imm8 := bf(raw, 16, 3)<<5 | bf(raw, 5, 5)
 	in.Rn, in.Rm = 0, 0
 	if o2 != 0 {
-		return false // FMOV (vector, half precision)
+		if op != 0 || cmode != 0b1111 {
+			return false
+		}
+		in.Op, in.Size = A64VFMOVI, 1 // FMOV (vector, half precision)
+		in.Imm = vfpExpandImm(imm8, 1) * 0x0001000100010001
+		return true
 	}
 	imm := advSIMDExpandImm(op, cmode, imm8)
 	in.Imm = imm
@@ -1402,8 +1459,8 @@ func decodeShiftImm(raw uint32, in *A64, scalar bool) bool {
 		in.Op, in.Imm = [2]A64Op{A64VSSHLL, A64VUSHLL}[u], left
 		return true
 	case 0b11100, 0b11111:
-		if size < 2 || (!scalar && size == 3 && q == 0) {
-			return false
+		if size < 1 || (!scalar && size == 3 && q == 0) {
+			return false // size 1: half precision (FEAT_FP16)
 		}
 		if u == 1 {
 			in.Flags |= SIMDUnsigned
@@ -1431,7 +1488,12 @@ func decodeByElem(raw uint32, in *A64, scalar bool) bool {
 		if opcode != 0b1001 && u == 1 {
 			return false
 		}
+		in.Rm = uint8(m<<4 | bf(raw, 16, 4))
 		switch size {
+		case 0: // half precision (FEAT_FP16): Vm is v0..v15
+			in.Imm = uint64(h<<2 | l<<1 | m)
+			in.Rm = uint8(bf(raw, 16, 4))
+			size = 1
 		case 2:
 			in.Imm = uint64(h<<1 | l)
 		case 3:
@@ -1442,7 +1504,6 @@ func decodeByElem(raw uint32, in *A64, scalar bool) bool {
 		default:
 			return false
 		}
-		in.Rm = uint8(m<<4 | bf(raw, 16, 4))
 		in.Size = uint8(size)
 		switch opcode {
 		case 0b0001:

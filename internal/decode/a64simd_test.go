@@ -72,11 +72,10 @@ func TestDecodeA64SIMDFields(t *testing.T) {
 	}
 }
 
-// TestDecodeA64SIMDUndefined: encodings uvm must refuse (FP16 arithmetic,
+// TestDecodeA64SIMDUndefined: encodings uvm must refuse (
 // SM3/SM4, dot product, reserved sizes).
 func TestDecodeA64SIMDUndefined(t *testing.T) {
 	for _, raw := range []uint32{
-		0x1ee22820,         // fadd h0, h1, h2 (FEAT_FP16)
 		0xce400000,         // sm3ss1 v0.4s, v0.4s, v0.4s, v0.4s (FEAT_SM3)
 		0xcec08400,         // sm4e v0.4s, v0.4s (FEAT_SM4)
 		0x5e007000,         // SHA three-register opcode 111: unallocated

@@ -4,7 +4,7 @@ package decode
 // SQRDMLSH: vector, scalar and by element), FEAT_DotProd (SDOT, UDOT:
 // vector and by element), FEAT_FRINTTS (FRINT32Z/X, FRINT64Z/X: scalar and
 // vector), FEAT_JSCVT (FJCVTZS) and FEAT_FCMA (FCMLA, FCADD; single and
-// double precision: the half-precision forms need FEAT_FP16). Field conventions as in a64simd.go: Size is the element size
+// double precision: the half-precision forms are not implemented). Field conventions as in a64simd.go: Size is the element size
 // of the destination (H or S for RDM; S for the dot products, whose sources
 // are bytes), Flags SIMDScalar/SIMDByElem, Imm the element index.
 const (
@@ -63,7 +63,8 @@ func decodeThreeExt(raw uint32, in *A64, scalar bool) bool {
 }
 
 // fcmaSize: FCMLA/FCADD of singles (2S, 4S) and doubles (2D only); the
-// half-precision forms (size 01) need FEAT_FP16, which uvm lacks.
+// half-precision forms (size 01, FEAT_FCMA with FEAT_FP16) are not
+// implemented.
 func fcmaSize(size uint32, q uint8) bool { return size == 2 || size == 3 && q == 1 }
 
 // decodeByElemExt decodes the by-element forms of RDM and DotProd:

@@ -57,6 +57,34 @@ type A64Cache struct {
 	// by mu.
 	strict atomic.Bool
 	views  map[uint64]*iview // by virtual page number
+
+	// deny is the complement of the CPU model's features (SetFeatures):
+	// zero (the default) decodes every instruction uvm implements.
+	deny atomic.Uint32
+}
+
+// SetFeatures restricts decoding to the instructions of the features in
+// have (the CPU model): the others decode as A64Undefined with reason
+// decode.A64WhyModel. Changing the set drops every decoded page.
+func (c *A64Cache) SetFeatures(have decode.A64Feature) {
+	d := uint32(^have)
+	if c.deny.Load() == d {
+		return
+	}
+	c.mu.Lock()
+	c.deny.Store(d)
+	clear(c.pages)
+	c.gen.Add(1)
+	c.mu.Unlock()
+}
+
+// decode decodes one instruction word under the feature restriction.
+func (c *A64Cache) decode(raw uint32) decode.A64 {
+	in := decode.DecodeA64(raw)
+	if d := c.deny.Load(); d != 0 && in.Feature()&decode.A64Feature(d) != 0 {
+		return decode.A64RestrictFeatures(in, decode.A64Feature(^d))
+	}
+	return in
 }
 
 // NewA64Cache returns an empty cache.
@@ -113,7 +141,7 @@ func (c *A64Cache) Lookup(mm *vm.MM, pc uint64) (*A64Page, *vm.Fault) {
 	p = &A64Page{VA: vpn << vm.PageShift, Src: src}
 	p.Version = src.CodeVersion.Load() // before reading the bytes
 	for i := range p.Insn {
-		p.Insn[i] = decode.DecodeA64(binary.LittleEndian.Uint32(src.Data[4*i:]))
+		p.Insn[i] = c.decode(binary.LittleEndian.Uint32(src.Data[4*i:]))
 	}
 	c.Fills.Add(1)
 	c.mu.Lock()

@@ -87,7 +87,7 @@ func (c *A64Cache) lookupStrict(mm *vm.MM, pc uint64) (*A64Page, *vm.Fault) {
 	p := &A64Page{VA: vpn << vm.PageShift, Src: &v.view, igen: v.gen}
 	p.Version = v.view.CodeVersion.Load()
 	for i := range p.Insn {
-		p.Insn[i] = decode.DecodeA64(binary.LittleEndian.Uint32(v.view.Data[4*i:]))
+		p.Insn[i] = c.decode(binary.LittleEndian.Uint32(v.view.Data[4*i:]))
 	}
 	c.Fills.Add(1)
 	c.pages[vpn] = p
@@ -163,12 +163,12 @@ func (c *A64Cache) DecodeOne(mm *vm.MM, pc uint64) (decode.A64, *vm.Page, *vm.Fa
 	}
 	off := pc & vm.PageMask &^ 3
 	if !c.strict.Load() {
-		return decode.DecodeA64(binary.LittleEndian.Uint32(src.Data[off:])), src, nil
+		return c.decode(binary.LittleEndian.Uint32(src.Data[off:])), src, nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	v := c.viewLocked(pc>>vm.PageShift, src)
-	return decode.DecodeA64(binary.LittleEndian.Uint32(v.view.Data[off:])), src, nil
+	return c.decode(binary.LittleEndian.Uint32(v.view.Data[off:])), src, nil
 }
 
 // FlushICache does what the Linux kernel does after writing code into a

@@ -37,8 +37,12 @@ func (k *Kernel) loadImage(mm *vm.MM, abs string, data []byte, spec *vm.StackSpe
 	var a *arch
 	switch img.Arch {
 	case vm.ArchARM64:
-		cpu, a = arm64.NewCPU(mm), &arm64ABI
-		spec.HWCap, spec.HWCap2 = arm64.HWCAP, arm64.HWCAP2
+		c := arm64.NewCPU(mm)
+		if !c.SetCPUModel(k.opts.CPUModel) {
+			return loadedImage{}, EINVAL, fmt.Errorf("unknown arm64 CPU model %q (one of %v)", k.opts.CPUModel, arm64.ModelNames())
+		}
+		cpu, a = c, &arm64ABI
+		spec.HWCap, spec.HWCap2 = c.CPUModel().HWCAP, c.CPUModel().HWCAP2
 		spec.MinSigStk = 5120 // arch/arm64's AT_MINSIGSTKSZ for the SVE-less signal frame
 	case vm.ArchAMD64:
 		c := amd64.NewCPU(mm)

@@ -93,9 +93,11 @@ type Options struct {
 	// Machine, with Deterministic, turns on the timing model (timing.go):
 	// every thread runs on a virtual CPU of this machine.
 	Machine *timing.Machine
-	// CPUModel is the x86-64 CPU model: "x86-64-v2" (default) or
-	// "x86-64-v3" (AVX, AVX2, FMA, F16C, XSAVE; the signal frame then
-	// carries the XSAVE image). See amd64.(*CPU).SetCPUModel.
+	// CPUModel is the CPU model. x86-64: "x86-64-v3" (default: AVX,
+	// AVX2, FMA, F16C, XSAVE; the signal frame carries the XSAVE image) or
+	// "x86-64-v2", see amd64.(*CPU).SetCPUModel. arm64:
+	// "max" (default), "armv8.0", "armv8.1", "armv8.2", "neoverse-n1",
+	// see arm64.(*CPU).SetCPUModel. "" is each arch's default.
 	CPUModel string
 	// Redecode makes the interpreters decode every instruction afresh
 	// before executing it (differential testing of the predecoded

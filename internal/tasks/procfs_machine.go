@@ -267,24 +267,29 @@ func init() {
 	arm64ABI.cpuinfo, amd64ABI.cpuinfo = cpuinfoARM64, cpuinfoX86
 }
 
-// cpuinfoARM64 writes arm64's cpuinfo stanzas: Features from uvm's HWCAPs.
-func cpuinfoARM64(_ *Task, n int, b *strings.Builder) {
-	{
-		var feat []string
-		for i, name := range arm64HWCapNames {
-			if arm64.HWCAP&(1<<i) != 0 {
-				feat = append(feat, name)
-			}
+// cpuinfoARM64 writes arm64's cpuinfo stanzas: Features from the CPU
+// model's HWCAPs, the CPU lines from its MIDR_EL1.
+func cpuinfoARM64(t *Task, n int, b *strings.Builder) {
+	c, ok := t.cpu.(*arm64.CPU)
+	if !ok {
+		return
+	}
+	m := c.CPUModel()
+	var feat []string
+	for i, name := range arm64HWCapNames {
+		if m.HWCAP&(1<<i) != 0 {
+			feat = append(feat, name)
 		}
-		for i, name := range arm64HWCap2Names {
-			if arm64.HWCAP2&(1<<i) != 0 {
-				feat = append(feat, name)
-			}
+	}
+	for i, name := range arm64HWCap2Names {
+		if m.HWCAP2&(1<<i) != 0 {
+			feat = append(feat, name)
 		}
-		for i := range n {
-			fmt.Fprintf(b, "processor\t: %d\nBogoMIPS\t: 2000.00\nFeatures\t: %s\nCPU implementer\t: 0x00\n"+
-				"CPU architecture: 8\nCPU variant\t: 0x0\nCPU part\t: 0x000\nCPU revision\t: 0\n\n", i, strings.Join(feat, " "))
-		}
+	}
+	for i := range n {
+		fmt.Fprintf(b, "processor\t: %d\nBogoMIPS\t: 2000.00\nFeatures\t: %s\nCPU implementer\t: 0x%02x\n"+
+			"CPU architecture: 8\nCPU variant\t: 0x%x\nCPU part\t: 0x%03x\nCPU revision\t: %d\n\n",
+			i, strings.Join(feat, " "), m.MIDR>>24&0xff, m.MIDR>>20&0xf, m.MIDR>>4&0xfff, m.MIDR&0xf)
 	}
 }
 

@@ -484,7 +484,7 @@ func arm64Context(c *arm64.CPU) signals.ARM64Context {
 func setARM64Context(c *arm64.CPU, ctx *signals.ARM64Context) {
 	r := c.Regs()
 	r.X, r.SP, r.PC, r.NZCV = ctx.X, ctx.SP, ctx.PC, ctx.PState&0xf0000000
-	r.V, r.FPSR, r.FPCR = ctx.V, ctx.FPSR, ctx.FPCR
+	r.V, r.FPSR, r.FPCR = ctx.V, ctx.FPSR, ctx.FPCR&c.CPUModel().FPCRMask()
 }
 
 func amd64Context(c *amd64.CPU) signals.AMD64Context {

@@ -27,16 +27,17 @@ const (
 	xsaveHeader    = 512
 )
 
-// SetCPUModel selects the CPU model: "x86-64-v2" (the default: SSE4.2,
-// no AVX; VEX-encoded instructions and XGETBV/XSAVE raise #UD) or
-// "x86-64-v3" (AVX, AVX2, FMA, F16C, XSAVE/XSAVEOPT/XSAVEC with
-// OSXSAVE). It reports false for an unknown name. Set it before the CPU
+// SetCPUModel selects the CPU model: "x86-64-v2" (SSE4.2, no AVX;
+// VEX-encoded instructions and XGETBV/XSAVE raise #UD) or "x86-64-v3" (""
+// too, the default: AVX, AVX2, FMA, F16C, XSAVE/XSAVEOPT/XSAVEC with
+// OSXSAVE). A CPU from NewCPU is x86-64-v2 until this is called. It
+// reports false for an unknown name. Set it before the CPU
 // runs; threads of one process share a model.
 func (c *CPU) SetCPUModel(name string) bool {
 	switch name {
-	case "x86-64-v2", "":
+	case "x86-64-v2":
 		c.avx = false
-	case "x86-64-v3":
+	case "x86-64-v3", "":
 		c.avx = true
 	default:
 		return false

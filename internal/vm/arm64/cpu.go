@@ -43,6 +43,8 @@ type CPU struct {
 	// cm is the cache model and re-decode state (cachemodel.go); nil
 	// when both are off.
 	cm *cmState
+	// model is the CPU model (model.go): features, HWCAPs, ID registers.
+	model *Model
 
 	// Counter, when set, supplies CNTVCT_EL0 (ticks of CNTFRQ_EL0 =
 	// CounterFreq Hz) for the MRS at pc, given the instructions retired
@@ -64,7 +66,7 @@ type CPU struct {
 // padding at CPU's end keeps inside the struct, and are never used.
 type gprView [256]uint64
 
-const gprViewPad = 2048 - 1496
+const gprViewPad = 2048 - 1504
 
 const (
 	l0Bits = 6
@@ -105,7 +107,7 @@ func init() {
 // NewCPU returns a CPU with zeroed registers executing in mm. It installs
 // the address space's A64 instruction cache when mm has none.
 func NewCPU(mm *vm.MM) *CPU {
-	c := &CPU{mm: mm, tlb: vm.NewTLB(mm), cache: icache.A64CacheOf(mm), born: time.Now()}
+	c := &CPU{mm: mm, tlb: vm.NewTLB(mm), cache: icache.A64CacheOf(mm), born: time.Now(), model: &models[0]}
 	c.tlb.SetInterrupt(c.Interrupt)
 	c.r = c.gpr()
 	return c
@@ -173,6 +175,8 @@ func (c *CPU) NZCV() uint64 { return c.regs.NZCV }
 func (c *CPU) Clone(mm *vm.MM) vm.CPU {
 	n := NewCPU(mm)
 	n.regs = c.regs
+	n.model = c.model
+	n.cache.SetFeatures(c.model.feat)
 	n.Counter = c.Counter
 	n.born = c.born
 	c.cmClone(n)

@@ -10,27 +10,13 @@ package arm64
 // Other op2 values of CRm 0, CRm 1, and MSR to any of them are undefined
 // (SIGILL); the decoder rejects those.
 //
-// One source of truth: the visible fields below are computed from HWCAP
-// and HWCAP2 (hwcap.go), so AT_HWCAP and the ID registers cannot disagree;
-// TestIDRegsMatchHWCAP derives the HWCAPs back from these registers with
-// Linux's rules (arm64_elf_hwcaps) and requires equality.
+// One source of truth: the visible fields below are computed from the CPU
+// model's HWCAP and HWCAP2 (hwcap.go, model.go), so AT_HWCAP and the ID
+// registers cannot disagree; TestIDRegsMatchHWCAP derives the HWCAPs back
+// from these registers with Linux's rules (arm64_elf_hwcaps) and requires
+// equality for every model.
 
 import "github.com/uvm-emu/uvm/internal/decode"
-
-// hw is 1 when HWCAP has every bit of mask, else 0 (a constant).
-func hw(mask uint64) uint64 {
-	if HWCAP&mask == mask {
-		return 1
-	}
-	return 0
-}
-
-func hw2(mask uint64) uint64 {
-	if HWCAP2&mask == mask {
-		return 1
-	}
-	return 0
-}
 
 // midrUVM is MIDR_EL1: implementer 0x00 ("reserved for software use"),
 // architecture 0xf (features are identified by the ID registers), part
@@ -60,12 +46,26 @@ const (
 	idRegsNumber = 8 << 3
 )
 
-// idRegs holds the value of every register of the emulated ID space,
-// indexed by CRm<<3 | op2. Registers not set here read as zero: the
-// AArch32 ID registers (CRm 2 and 3; uvm has no AArch32, where Linux's
-// sanitised values are all zero) and the untracked or reserved ones.
-var idRegs = func() (r [idRegsNumber]uint64) {
-	r[idMIDR] = midrUVM
+// idRegsOf returns the value of every register of the emulated ID space
+// for a CPU with these HWCAPs and MIDR, indexed by CRm<<3 | op2.
+// Registers not set here read as zero: the AArch32 ID registers (CRm 2 and
+// 3; uvm has no AArch32, where Linux's sanitised values are all zero) and
+// the untracked or reserved ones.
+func idRegsOf(hwcap, hwcap2, midr uint64) (r [idRegsNumber]uint64) {
+	// hw is 1 when hwcap has every bit of mask, else 0.
+	hw := func(mask uint64) uint64 {
+		if hwcap&mask == mask {
+			return 1
+		}
+		return 0
+	}
+	hw2 := func(mask uint64) uint64 {
+		if hwcap2&mask == mask {
+			return 1
+		}
+		return 0
+	}
+	r[idMIDR] = midr
 	r[idMPIDR] = mpidrSafe
 	// ID_AA64PFR0_EL1: EL0 and EL1 are hidden with safe value 1 (AArch64
 	// only); FP and AdvSIMD are signed: 0 = implemented, 1 = with FP16
@@ -101,13 +101,17 @@ var idRegs = func() (r [idRegsNumber]uint64) {
 	r[idAA64MMFR0] = 0xf<<28 | 0xf<<24 | 1<<32 | 1<<36 | 1<<40
 	r[idAA64MMFR2] = hw(HWCAPUSCAT) << 32
 	return r
-}()
+}
 
-// idReg is MRS of ID register id (decode.A64SysID + CRm<<3 | op2).
-func idReg(id uint64) uint64 {
+// idRegs are the ID registers of the max model (HWCAP, HWCAP2).
+var idRegs = idRegsOf(HWCAP, HWCAP2, midrUVM)
+
+// idReg is MRS of ID register id (decode.A64SysID + CRm<<3 | op2) on the
+// CPU's model.
+func (c *CPU) idReg(id uint64) uint64 {
 	i := id - decode.A64SysID
 	if i >= idRegsNumber {
 		return 0
 	}
-	return idRegs[i]
+	return c.model.idRegs[i]
 }

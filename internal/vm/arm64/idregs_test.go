@@ -65,9 +65,19 @@ func linuxHWCAPs(reg func(crm, op2 uint64) uint64) (hwcap, hwcap2 uint64) {
 // TestIDRegsMatchHWCAP: AT_HWCAP/AT_HWCAP2 are exactly what Linux would
 // derive from the emulated ID registers.
 func TestIDRegsMatchHWCAP(t *testing.T) {
-	h, h2 := linuxHWCAPs(func(crm, op2 uint64) uint64 { return idReg(decode.A64SysID + crm<<3 | op2) })
-	if h != HWCAP || h2 != HWCAP2 {
-		t.Errorf("ID registers imply HWCAP %#x HWCAP2 %#x; advertised %#x %#x", h, h2, HWCAP, HWCAP2)
+	for _, name := range ModelNames() {
+		c := NewCPU(vm.NewMM())
+		if !c.SetCPUModel(name) {
+			t.Fatalf("model %s unknown", name)
+		}
+		m := c.CPUModel()
+		h, h2 := linuxHWCAPs(func(crm, op2 uint64) uint64 { return c.idReg(decode.A64SysID + crm<<3 | op2) })
+		if h != m.HWCAP || h2 != m.HWCAP2 {
+			t.Errorf("%s: ID registers imply HWCAP %#x HWCAP2 %#x; advertised %#x %#x", name, h, h2, m.HWCAP, m.HWCAP2)
+		}
+	}
+	if m := LookupModel(""); m.HWCAP != HWCAP || m.HWCAP2 != HWCAP2 {
+		t.Errorf("default model %s: HWCAP %#x %#x, want the max model's %#x %#x", m.Name, m.HWCAP, m.HWCAP2, HWCAP, HWCAP2)
 	}
 }
 
@@ -86,7 +96,7 @@ func TestMRSIDRegs(t *testing.T) {
 		{"MIDR_EL1", mrs(0, 0, 0, 0), midrUVM},
 		{"MPIDR_EL1", mrs(0, 0, 0, 5), 0x80000000},
 		{"REVIDR_EL1", mrs(0, 0, 0, 6), 0},
-		{"ID_AA64PFR0_EL1", mrs(0, 0, 4, 0), 0x11},
+		{"ID_AA64PFR0_EL1", mrs(0, 0, 4, 0), 0x110011}, // FP = AdvSIMD = 1: with FP16
 		{"ID_AA64DFR0_EL1", mrs(0, 0, 5, 0), 6},
 		{"ID_AA64ISAR0_EL1", mrs(0, 0, 6, 0), idRegs[idAA64ISAR0]},
 		{"ID_AA64MMFR0_EL1", mrs(0, 0, 7, 0), 0x00000111ff000000},

@@ -365,14 +365,14 @@ func (c *CPU) mrs(id uint64, nzcv uint64, pc uint64) uint64 {
 	case decode.A64SysTPIDRRO:
 		return 0 // 0 for native tasks
 	}
-	return idReg(id) // the ID registers (idregs.go)
+	return c.idReg(id) // the ID registers (idregs.go)
 }
 
-// Writable bits of FPCR (AHP, DN, FZ, RMode; the trap enables read as
-// zero as on cores without FP exception trapping) and FPSR (QC and the
-// cumulative exception flags).
+// Writable bits of FPCR (AHP, DN, FZ, RMode and, with FEAT_FP16, FZ16;
+// the trap enables read as zero as on cores without FP exception
+// trapping) and FPSR (QC and the cumulative exception flags).
 const (
-	fpcrMask = 0x07c00000
+	fpcrMask = 0x07c80000
 	fpsrMask = 0x0800009f
 )
 
@@ -380,7 +380,7 @@ const (
 func (c *CPU) msr(id uint64, v uint64) {
 	switch id {
 	case decode.A64SysFPCR:
-		c.regs.FPCR = uint32(v) & fpcrMask
+		c.regs.FPCR = uint32(v) & c.model.fpcrMask
 	case decode.A64SysFPSR:
 		c.regs.FPSR = uint32(v) & fpsrMask
 	case decode.A64SysTPIDR:

@@ -10,9 +10,10 @@ package arm64
 // Arm ARM pseudocode: all FPCR rounding modes, FZ, DN, AHP, and the FPSR
 // flags IOC DZC OFC UFC IXC IDC and QC).
 //
+// FEAT_FP16 half-precision arithmetic uses the same ops with Size 1 (the
+// decoder's a64fp16.go); half precision always takes the soft-float path.
 // Not implemented, rejected by the decoder (SIGILL) and not advertised:
-// FP16 arithmetic (FEAT_FP16; conversions to and from half precision are
-// implemented), SM3/SM4 (AES, PMULL 1Q, SHA1/SHA256/SHA512/SHA3 are in
+// FP16 FCMLA/FCADD and FMLAL/FMLSL (FEAT_FHM), SM3/SM4 (AES, PMULL 1Q, SHA1/SHA256/SHA512/SHA3 are in
 // crypto.go; dot products, SQRDMLAH/SQRDMLSH, FRINT32/64, FJCVTZS and
 // FCMLA/FCADD of singles and doubles in simdext.go), BF16, I8MM. Trapping of floating-point exceptions is
 // not implemented (FPCR trap enables are RES0).
@@ -94,7 +95,7 @@ func (c *CPU) execSIMD(in *decode.A64) simdResult {
 	case decode.A64FMOVI:
 		r.setFP(in.Rd, in.Imm)
 	case decode.A64FCVTI:
-		v := r.fcvtToInt(r.fp(in.Rn, in.Size), in.Size, int(in.Imm), in.Flags&decode.SIMDUnsigned != 0, in.Sf == 1, int(in.Imm2))
+		v := r.fcvtToInt(r.fp(in.Rn, in.Size), in.Size, int(in.Imm), in.Flags&decode.SIMDUnsigned != 0, 32<<in.Sf, int(in.Imm2))
 		c.setXreg(in.Rd, v)
 	case decode.A64ICVTF:
 		r.setFP(in.Rd, r.icvtf(c.xreg(in.Rn), in.Sf == 1, in.Flags&decode.SIMDUnsigned != 0, int(in.Imm), in.Size))
@@ -102,6 +103,8 @@ func (c *CPU) execSIMD(in *decode.A64) simdResult {
 		switch {
 		case in.Imm == 1:
 			c.setXreg(in.Rd, r.V[in.Rn][1])
+		case in.Size == 1:
+			c.setXreg(in.Rd, uint64(uint16(r.V[in.Rn][0])))
 		case in.Size == 2:
 			c.setXreg(in.Rd, uint64(uint32(r.V[in.Rn][0])))
 		default:
@@ -112,6 +115,8 @@ func (c *CPU) execSIMD(in *decode.A64) simdResult {
 		switch {
 		case in.Imm == 1:
 			r.V[in.Rd][1] = x
+		case in.Size == 1:
+			r.setFP(in.Rd, uint64(uint16(x)))
 		case in.Size == 2:
 			r.setFP(in.Rd, uint64(uint32(x)))
 		default:
@@ -351,8 +356,15 @@ func (r *Regs) vecFP2(in *decode.A64) {
 		case decode.A64VFRINT:
 			z = r.frint(x, sz, in.Imm2)
 		case decode.A64VFCVTI:
-			z = r.fcvtToInt(x, sz, int(in.Imm), unsigned, sz == 3, int(in.Imm2))
+			z = r.fcvtToInt(x, sz, int(in.Imm), unsigned, 8<<sz, int(in.Imm2))
 		case decode.A64VICVTF:
+			if sz == 1 { // 16-bit integers: extend to 64 bits
+				if !unsigned {
+					x = uint64(int64(int16(x)))
+				}
+				z = r.icvtf(x, true, unsigned, int(in.Imm), sz)
+				break
+			}
 			z = r.icvtf(x, sz == 3, unsigned, int(in.Imm), sz)
 		case decode.A64VFCMGT0:
 			z = boolMask(r.fcmpCond(x, 0, sz, 2), sz)
@@ -433,15 +445,24 @@ func (r *Regs) writeNarrow(d uint8, v uint64, q uint8) {
 	}
 }
 
-// vecFPAcross executes FMAXV, FMINV, FMAXNMV and FMINNMV (4S only), reducing
-// as the Arm ARM's Reduce does: op(op(e0,e1), op(e2,e3)).
+// vecFPAcross executes FMAXV, FMINV, FMAXNMV and FMINNMV (4S, and 4H/8H
+// with FEAT_FP16), reducing as the Arm ARM's Reduce does: op(op(e0,e1),
+// op(e2,e3)), and for eight elements op of the two halves' reductions.
 func (r *Regs) vecFPAcross(in *decode.A64) {
 	a := r.V[in.Rn]
+	sz := in.Size
 	max := in.Op == decode.A64VFMAXV || in.Op == decode.A64VFMAXNMV
 	num := in.Op == decode.A64VFMAXNMV || in.Op == decode.A64VFMINNMV
-	lo := r.fmaxmin(elem(&a, 0, 2), elem(&a, 1, 2), 2, max, num)
-	hi := r.fmaxmin(elem(&a, 2, 2), elem(&a, 3, 2), 2, max, num)
-	r.setFP(in.Rd, r.fmaxmin(lo, hi, 2, max, num))
+	red4 := func(base int) uint64 {
+		lo := r.fmaxmin(elem(&a, base, sz), elem(&a, base+1, sz), sz, max, num)
+		hi := r.fmaxmin(elem(&a, base+2, sz), elem(&a, base+3, sz), sz, max, num)
+		return r.fmaxmin(lo, hi, sz, max, num)
+	}
+	res := red4(0)
+	if sz == 1 && in.Q == 1 {
+		res = r.fmaxmin(res, red4(4), sz, max, num)
+	}
+	r.setFP(in.Rd, res)
 }
 
 // ---- reciprocal estimates (Arm ARM RecipEstimate / RecipSqrtEstimate) ----
@@ -497,7 +518,7 @@ func frecpeBits(x uint64, sz uint8, fpcr uint32, fl *uint32) uint64 {
 		}
 		return fpMaxNormalBits(v.sign, sz)
 	}
-	if fpcr&fpcrFZ != 0 && v.exp+bits.Len64(v.mant)-1 >= f.bias-1 {
+	if (sz != 1 && fpcr&fpcrFZ != 0 || sz == 1 && fpFlush16(fpcr)) && v.exp+bits.Len64(v.mant)-1 >= f.bias-1 {
 		*fl |= fpsrUFC
 		return fpZeroBits(v.sign, sz)
 	}
@@ -563,10 +584,7 @@ func frsqrteBits(x uint64, sz uint8, fpcr uint32, fl *uint32) uint64 {
 	} else {
 		scaled = 1<<7 | fraction>>45
 	}
-	resultExp := (380 - exp) / 2
-	if sz == 3 {
-		resultExp = (3068 - exp) / 2
-	}
+	resultExp := (3*f.bias - 1 - exp) / 2 // (380 - exp) / 2 for singles
 	estimate := recipSqrtEstimate(scaled)
 	return uint64(resultExp)<<f.frac | (estimate&0xff)<<(f.frac-8)
 }

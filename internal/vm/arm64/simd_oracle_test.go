@@ -381,6 +381,9 @@ func makeSIMDCase(w uint32, seed int64) simdCase {
 	case 1:
 		c.V[in.Rm][0] = c.V[in.Rn][0]
 	}
+	if c.FPCR != 0 && rng.Intn(3) == 0 {
+		c.FPCR |= 1 << 19 // FZ16 (drawn last: earlier draws stay as they were)
+	}
 	return c
 }
 

@@ -264,9 +264,11 @@ func (r *Regs) fcmpCond(a, b uint64, sz uint8, cond int) bool {
 }
 
 // fcvtToInt is FPToFixed for FCVT*{S,U} / FCVTZ{S,U} (fixed): rm is an
-// rm* rounding mode; the result is zero-extended from 32 or 64 bits.
-func (r *Regs) fcvtToInt(x uint64, sz uint8, fbits int, unsigned, is64 bool, rm int) uint64 {
-	if sz == 3 && fbits == 0 && rm == rmZero && r.FPCR&fpcrFZ == 0 {
+// rm* rounding mode; the result is zero-extended from width (16, 32 or
+// 64) bits.
+func (r *Regs) fcvtToInt(x uint64, sz uint8, fbits int, unsigned bool, width uint, rm int) uint64 {
+	is64 := width == 64
+	if width >= 32 && sz == 3 && fbits == 0 && rm == rmZero && r.FPCR&fpcrFZ == 0 {
 		f := math.Float64frombits(x)
 		switch {
 		case !unsigned && is64 && f >= -9223372036854775808.0 && f < 9223372036854775808.0:
@@ -290,7 +292,7 @@ func (r *Regs) fcvtToInt(x uint64, sz uint8, fbits int, unsigned, is64 bool, rm 
 		}
 	}
 	var fl uint32
-	res := fpToFixedSoft(x, sz, fbits, unsigned, is64, rm, r.FPCR, &fl)
+	res := fpToFixedSoft(x, sz, fbits, unsigned, width, rm, r.FPCR, &fl)
 	r.FPSR |= fl
 	return res
 }

@@ -10,7 +10,10 @@ package arm64
 // cumulative FPSR flags IOC, DZC, OFC, UFC, IXC and IDC are computed
 // exactly (underflow is detected before rounding, as with FPCR.AH = 0).
 // FPCR.AHP selects the alternative half-precision format for conversions
-// to and from half precision. Floating-point exception trapping is not implemented (FPCR trap enable
+// to and from half precision (fpConvertSoft); FPCR.FZ16 flushes
+// half-precision denormal inputs (without IDC) and tiny outputs (UFC) of
+// every other operation (FEAT_FP16), as the pseudocode's FPUnpack/FPRound
+// do while FPUnpackCV/FPRoundCV ignore FZ16 and honour AHP. Floating-point exception trapping is not implemented (FPCR trap enable
 // bits read as written but never trap, as on most Armv8 cores).
 //
 // simdfp.go puts a fast path in front of these functions that uses the
@@ -31,12 +34,24 @@ const (
 	fpsrIDC = 1 << 7
 	fpsrQC  = 1 << 27
 
+	fpcrFZ16       = 1 << 19
 	fpcrFZ         = 1 << 24
 	fpcrDN         = 1 << 25
 	fpcrAHP        = 1 << 26
 	fpcrRModeShift = 22
 	fpcrRMode      = 3 << fpcrRModeShift
+	// fpcrCV is not an FPCR bit (bit 31 is RES0 and MSR masks it):
+	// fpConvertSoft sets it in its copy of FPCR to select the pseudocode's
+	// FPUnpackCV/FPRoundCV behaviour for half precision (AHP honoured,
+	// FZ16 ignored).
+	fpcrCV = 1 << 31
 )
+
+// fpFlush16 reports whether half-precision denormals are flushed.
+func fpFlush16(fpcr uint32) bool { return fpcr&(fpcrFZ16|fpcrCV) == fpcrFZ16 }
+
+// fpAHP reports whether half precision is the alternative format.
+func fpAHP(fpcr uint32) bool { return fpcr&(fpcrAHP|fpcrCV) == fpcrAHP|fpcrCV }
 
 // Rounding modes (FPCR.RMode values, plus ties-away and round-to-odd).
 const (
@@ -92,9 +107,12 @@ func fpUnpack(x uint64, sz uint8, fpcr uint32, fl *uint32) fpVal {
 			*fl |= fpsrIDC
 			return fpVal{cls: fpZero, sign: sign}
 		}
+		if sz == 1 && fpFlush16(fpcr) {
+			return fpVal{cls: fpZero, sign: sign}
+		}
 		return fpVal{cls: fpFinite, sign: sign, exp: 1 - f.bias - int(f.frac), mant: frac}
 	case expMask:
-		if sz == 1 && fpcr&fpcrAHP != 0 {
+		if sz == 1 && fpAHP(fpcr) {
 			break // alternative half precision: no infinities or NaNs
 		}
 		if frac == 0 {
@@ -184,12 +202,12 @@ func fpRound(sign uint64, exp int, mant uint64, sz uint8, fpcr uint32, rm int, f
 	mant <<= uint(lz)
 	e := exp - lz + 63 // exponent of the leading one
 	emin := 1 - f.bias
-	if sz != 1 && fpcr&fpcrFZ != 0 && e < emin {
+	if (sz != 1 && fpcr&fpcrFZ != 0 || sz == 1 && fpFlush16(fpcr)) && e < emin {
 		*fl |= fpsrUFC
 		return fpZeroBits(sign, sz)
 	}
 	emax := f.bias
-	ahp := sz == 1 && fpcr&fpcrAHP != 0
+	ahp := sz == 1 && fpAHP(fpcr)
 	if ahp {
 		emax++ // the all-ones exponent holds normal numbers
 	}
@@ -618,14 +636,11 @@ func fpMulAddSoft(addend, op1, op2 uint64, sz uint8, scale int, fpcr uint32, fl 
 // ---- conversions ----
 
 // fpToFixedSoft is FPToFixed: x scaled by 2^fbits, rounded with rm, to a
-// signed or unsigned integer of 32 or 64 bits (saturating, IOC on NaN and
-// overflow, IXC when inexact). The result is zero-extended from its width.
-func fpToFixedSoft(x uint64, sz uint8, fbits int, unsigned, is64 bool, rm int, fpcr uint32, fl *uint32) uint64 {
+// signed or unsigned integer of width 16, 32 or 64 bits (saturating, IOC
+// on NaN and overflow, IXC when inexact). The result is zero-extended from
+// its width.
+func fpToFixedSoft(x uint64, sz uint8, fbits int, unsigned bool, width uint, rm int, fpcr uint32, fl *uint32) uint64 {
 	v := fpUnpack(x, sz, fpcr, fl)
-	width := uint(32)
-	if is64 {
-		width = 64
-	}
 	var mag uint64
 	// frac: the scaled value has a non-zero fraction; gtHalf/eqHalf: the
 	// fraction is above/exactly one half.
@@ -746,6 +761,7 @@ func fixedToFPSoft(v uint64, is64, unsigned bool, fbits int, sz uint8, fpcr uint
 
 // fpConvertSoft is FPConvert from format from to format to.
 func fpConvertSoft(x uint64, from, to uint8, fpcr uint32, rm int, fl *uint32) uint64 {
+	fpcr |= fpcrCV
 	v := fpUnpack(x, from, fpcr, fl)
 	if to == 1 && fpcr&fpcrAHP != 0 {
 		// alternative half precision has no NaN or infinity
