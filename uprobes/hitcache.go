@@ -25,6 +25,7 @@ type asGenerationer interface{ Gen() uint64 }
 type hitCache struct {
 	u       *uprobe // nil: empty
 	mm      *MM
+	g       asGenerationer // mm.as, asserted once at store
 	bp      uint64
 	asGen   uint64
 	treeGen uint64
@@ -42,8 +43,7 @@ func (h *hitCache) lookup(m *MM, bp uint64) *uprobe {
 	if h.u == nil || h.bp != bp || h.mm != m || m.sys.opts.Contention != nil {
 		return nil
 	}
-	g, ok := m.as.(asGenerationer)
-	if !ok || g.Gen() != h.asGen || m.sys.tree.gen.Load() != h.treeGen || m.mmapSeq.v.Load() != h.seq {
+	if h.g.Gen() != h.asGen || m.sys.tree.gen.Load() != h.treeGen || m.mmapSeq.v.Load() != h.seq {
 		return nil
 	}
 	return h.u
@@ -68,5 +68,5 @@ func (h *hitCache) store(m *MM, s hitSnap, bp uint64, u *uprobe, seq uint32) {
 	if g.Gen() != s.asGen || m.sys.tree.gen.Load() != s.treeGen {
 		return
 	}
-	*h = hitCache{u: u, mm: m, bp: bp, asGen: s.asGen, treeGen: s.treeGen, seq: seq}
+	*h = hitCache{u: u, mm: m, g: g, bp: bp, asGen: s.asGen, treeGen: s.treeGen, seq: seq}
 }
