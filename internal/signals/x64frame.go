@@ -288,6 +288,15 @@ func AMD64InitFXSave() [512]byte {
 // without DF, RF and TF, and the FPU reset to its initial state
 // (fpu__clear_user_states).
 func (ctx *AMD64Context) EnterHandler(sig Signal, act SigAction, f Frame) {
+	ctx.EnterHandlerRegs(sig, act, f)
+	ctx.FXSave = AMD64InitFXSave()
+	ctx.AVX = [256]byte{}
+}
+
+// EnterHandlerRegs is EnterHandler without the FPU reset, for a caller
+// that resets its FPU registers directly (ctx's FXSave and AVX are left
+// as they are).
+func (ctx *AMD64Context) EnterHandlerRegs(sig Signal, act SigAction, f Frame) {
 	ctx.GPR[RDI] = uint64(sig)
 	ctx.GPR[RAX] = 0
 	ctx.GPR[RSI] = f.InfoAddr
@@ -299,8 +308,6 @@ func (ctx *AMD64Context) EnterHandler(sig Signal, act SigAction, f Frame) {
 		ctx.SS = USER_DS
 	}
 	ctx.RFLAGS &^= flagDF | flagRF | flagTF
-	ctx.FXSave = AMD64InitFXSave()
-	ctx.AVX = [256]byte{}
 }
 
 // AMD64SigreturnFrame returns where rt_sigreturn finds the frame on

@@ -383,8 +383,9 @@ func (t *Task) setupFrame(sig signals.Signal, info *signals.SigInfo, act signals
 			return false
 		}
 		sc.keepFrame(f.Bytes)
-		ctx.EnterHandler(sig, act, f)
-		setAMD64Context(c, ctx)
+		ctx.EnterHandlerRegs(sig, act, f)
+		setAMD64ContextNoFP(c, ctx)
+		amd64InitFPU(c) // EnterHandler's FPU reset, without building and parsing its image
 	default:
 		return false
 	}
@@ -453,8 +454,13 @@ func (t *Task) sysRtSigreturn() {
 			bad()
 		}
 	case *amd64.CPU:
-		ctx := &sc.x86 // the current state, restored in place
-		amd64ContextInto(c, ctx)
+		// The current state, restored in place. Its FPU half is not
+		// read: either the frame's fpstate replaces all of it
+		// (RestoreAMD64FPState, success or reset) or the FPU is left
+		// alone (no fpstate, a bad frame, an unreadable fpstate).
+		ctx := &sc.x86
+		amd64ContextNoFP(c, ctx)
+		fpLoaded := false
 		addr, size := signals.AMD64SigreturnFrame(ctx.GPR[signals.RSP])
 		buf := t.sigreturnScratch(size)
 		if mm.ReadAt(buf, addr) != nil {
@@ -472,13 +478,17 @@ func (t *Task) sysRtSigreturn() {
 				if mm.ReadAt(fx[512:], fpstate+512) != nil {
 					perr = signals.ErrBadFrame
 				} else {
-					perr = signals.RestoreAMD64FPState(ctx, fpstate, fx)
+					perr, fpLoaded = signals.RestoreAMD64FPState(ctx, fpstate, fx), true
 				}
 			} else {
-				perr = signals.RestoreAMD64FPState(ctx, fpstate, fx)
+				perr, fpLoaded = signals.RestoreAMD64FPState(ctx, fpstate, fx), true
 			}
 		}
-		setAMD64Context(c, ctx)
+		if fpLoaded {
+			setAMD64Context(c, ctx)
+		} else {
+			setAMD64ContextNoFP(c, ctx)
+		}
 		t.setBlocked(blocked)
 		t.alt.Set(alt, ctx.GPR[signals.RSP], signals.MINSIGSTKSZ_AMD64)
 		if perr != nil {
@@ -514,9 +524,8 @@ func setARM64Context(c *arm64.CPU, ctx *signals.ARM64Context) {
 
 // amd64ContextInto fills ctx (all of it) from the CPU's registers.
 func amd64ContextInto(c *amd64.CPU, ctx *signals.AMD64Context) {
-	r := c.Regs()
-	*ctx = signals.AMD64Context{}
-	ctx.GPR, ctx.RIP, ctx.RFLAGS, ctx.CS, ctx.SS = r.GPR, r.RIP, r.RFLAGS, 0x33, 0x2b
+	amd64ContextNoFP(c, ctx)
+	r := c.RegsForSet() // RFLAGS is already materialised by amd64ContextNoFP
 	fx := &ctx.FXSave
 	le := binary.LittleEndian
 	le.PutUint16(fx[0:], r.FCW)
@@ -526,7 +535,6 @@ func amd64ContextInto(c *amd64.CPU, ctx *signals.AMD64Context) {
 	le.PutUint64(fx[8:], r.FIP)
 	le.PutUint64(fx[16:], r.FDP)
 	le.PutUint32(fx[24:], r.MXCSR)
-	le.PutUint32(fx[28:], signals.MXCSRMask)
 	top := int(r.FSW>>11) & 7
 	for i := 0; i < 8; i++ {
 		st := r.ST[(top+i)&7]
@@ -538,12 +546,46 @@ func amd64ContextInto(c *amd64.CPU, ctx *signals.AMD64Context) {
 		le.PutUint64(fx[160+16*i+8:], r.XMM[i][1])
 	}
 	if c.AVX() {
-		ctx.XFeatures = amd64.XCR0
 		for i := 0; i < 16; i++ {
 			le.PutUint64(ctx.AVX[16*i:], r.YMMH[i][0])
 			le.PutUint64(ctx.AVX[16*i+8:], r.YMMH[i][1])
 		}
 	}
+}
+
+// amd64ContextNoFP fills ctx from the CPU's registers but for the FPU
+// image: FXSave and AVX are zero apart from MXCSR_MASK, which FXSAVE
+// reports and FXRSTOR (RestoreAMD64FPState) keeps; XFeatures is set.
+// rt_sigreturn uses it when the frame's fpstate replaces the FPU state
+// (or the FPU is not written back: setAMD64ContextNoFP).
+func amd64ContextNoFP(c *amd64.CPU, ctx *signals.AMD64Context) {
+	r := c.Regs()
+	*ctx = signals.AMD64Context{}
+	ctx.GPR, ctx.RIP, ctx.RFLAGS, ctx.CS, ctx.SS = r.GPR, r.RIP, r.RFLAGS, 0x33, 0x2b
+	binary.LittleEndian.PutUint32(ctx.FXSave[28:], signals.MXCSRMask)
+	if c.AVX() {
+		ctx.XFeatures = amd64.XCR0
+	}
+}
+
+// setAMD64ContextNoFP loads the general registers, RIP and RFLAGS of
+// ctx, leaving the FPU state as it is (setAMD64Context of a context
+// whose FPU half was read from the CPU, without the round trip).
+func setAMD64ContextNoFP(c *amd64.CPU, ctx *signals.AMD64Context) {
+	r := c.RegsForSet()
+	r.GPR, r.RIP = ctx.GPR, ctx.RIP
+	c.SetRFLAGS(ctx.RFLAGS)
+}
+
+// amd64InitFPU resets the CPU's x87/SSE/AVX state to the initial one
+// (fpu__clear_user_states): what setAMD64Context loads from
+// signals.AMD64InitFXSave and a zero AVX area (TestAMD64InitFPU).
+func amd64InitFPU(c *amd64.CPU) {
+	r := c.RegsForSet()
+	r.FCW, r.FSW, r.FTW, r.FOP, r.FIP, r.FDP, r.MXCSR = 0x37f, 0, 0, 0, 0, 0, 0x1f80
+	r.ST = [8]amd64.F80{}
+	r.XMM = [16][2]uint64{}
+	r.YMMH = [16][2]uint64{}
 }
 
 // setAMD64Context loads ctx into the CPU's registers, in place (the
