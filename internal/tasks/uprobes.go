@@ -213,11 +213,6 @@ func (u uThread) Wait(ready func() bool) {
 // uClock is ri_timer's clock: virtual in deterministic mode.
 type uClock struct{ k *Kernel }
 
-type hostTimer struct{ t *time.Timer }
-
-func (h hostTimer) Reset(d time.Duration) bool { return h.t.Reset(d) }
-func (h hostTimer) Stop() bool                 { return h.t.Stop() }
-
 // detTimerHandle is a virtual-time timer of the deterministic scheduler.
 type detTimerHandle struct {
 	k  *Kernel
@@ -236,7 +231,7 @@ func (c uClock) AfterFunc(d time.Duration, f func()) uprobes.Timer {
 	if c.k.det != nil {
 		return &detTimerHandle{k: c.k, tm: c.k.det.addTimer(c.k.det.now()+int64(d), f)}
 	}
-	return hostTimer{time.AfterFunc(d, f)}
+	return newLazyTimer(c.k.start, d, f) // uprobetimer.go
 }
 
 // UprobeClock returns the clock uprobes' ri_timer must use with this
