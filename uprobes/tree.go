@@ -71,6 +71,9 @@ type tree struct {
 	seq  seqcount    // TreeLockRCU: uprobes_seqcount
 	// lookups and retries count find calls and seqcount retries.
 	retries atomic.Uint64
+	// gen is odd while a change is in progress and bumped twice per
+	// change, in every mode (the threads' hit caches check it, hitcache.go).
+	gen atomic.Uint64
 }
 
 func newTree(kind TreeLock) *tree {
@@ -140,6 +143,7 @@ func (t *tree) find(k treeKey, cpu int) *uprobe {
 // write_seqcount_begin).
 func (t *tree) writeLock() {
 	t.lk.lock()
+	t.gen.Add(1)
 	if t.kind == TreeLockRCU {
 		t.seq.writeBegin()
 	}
@@ -149,6 +153,7 @@ func (t *tree) writeUnlock() {
 	if t.kind == TreeLockRCU {
 		t.seq.writeEnd()
 	}
+	t.gen.Add(1)
 	t.lk.unlock()
 }
 

@@ -78,6 +78,8 @@ type Task struct {
 	cpu int
 	// utask is struct uprobe_task, allocated on first need (get_utask).
 	utask *utask
+	// hit is the thread's last speculative lookup (hitcache.go).
+	hit hitCache
 }
 
 // utask is struct uprobe_task.
@@ -269,12 +271,17 @@ func (t *Task) handleSWBP(r Regs) {
 func (t *Task) findActiveUprobe(bp uint64) (*uprobe, int) {
 	m := t.mm
 	s := m.sys
+	if u := t.hit.lookup(m, bp); u != nil {
+		return u, 0 // the same answer as the lookup below (hitcache.go)
+	}
+	snap := t.hit.snapshot(m)
 	seq := m.mmapSeq.begin()
 	if v, ok := m.as.FindVMA(bp); ok && !v.File.IsZero() {
 		t.treeLookupBegin()
 		u := s.tree.find(keyOf(v.File, v.fileOffset(bp)), t.cpu)
 		t.treeLookupEnd(u)
 		if u != nil && !m.mmapSeq.retry(seq) {
+			t.hit.store(m, snap, bp, u, seq)
 			return u, 0
 		}
 	}

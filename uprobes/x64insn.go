@@ -410,7 +410,9 @@ func (t *Task) x86Emulate(au *archUprobe, r Regs) bool {
 			if !t.x86EmulatePush(r, newIP) {
 				return false
 			}
-		} else if !x86CheckJmpCond(au.branchOpc1, r.Flags()) {
+		} else if isCondJmpOpcode(au.branchOpc1) && !x86CheckJmpCond(au.branchOpc1, r.Flags()) {
+			// Only a Jcc reads the flags: a NOP or JMP hit does not
+			// materialise an interpreter's lazy flags.
 			offs = 0
 		}
 		r.SetPC(newIP + uint64(offs))

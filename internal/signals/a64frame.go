@@ -109,13 +109,20 @@ const (
 //
 // Bytes covers [frame, record+16): the rt_sigframe and the frame record.
 func BuildARM64Frame(ctx *ARM64Context, info *SigInfo, blocked SigSet, act SigAction, alt StackT) (Frame, error) {
+	return BuildARM64FrameInto(nil, ctx, info, blocked, act, alt)
+}
+
+// BuildARM64FrameInto is BuildARM64Frame with the frame's bytes in
+// scratch when it is large enough (cleared first; the caller's buffer,
+// reused per delivery), else in a new slice. Frame.Bytes aliases it.
+func BuildARM64FrameInto(scratch []byte, ctx *ARM64Context, info *SigInfo, blocked SigSet, act SigAction, alt StackT) (Frame, error) {
 	top, onAlt := ChooseStack(ctx.SP, act, alt)
 	record := (top - ARM64FrameRecordSize) &^ 15
 	addr := record - ARM64FrameSize
 	if record > top || addr > record {
 		return Frame{}, ErrFrameAddress
 	}
-	b := make([]byte, ARM64FrameSize+ARM64FrameRecordSize)
+	b := frameBuf(scratch, ARM64FrameSize+ARM64FrameRecordSize)
 	le := binary.LittleEndian
 
 	if info != nil && act.Flags&SA_SIGINFO != 0 {
@@ -127,8 +134,12 @@ func BuildARM64Frame(ctx *ARM64Context, info *SigInfo, blocked SigSet, act SigAc
 	le.PutUint64(b[a64UCSigmask:], uint64(blocked))
 
 	le.PutUint64(b[a64FaultAddr:], ctx.FaultAddress)
-	for i, x := range ctx.X {
-		le.PutUint64(b[a64Regs+8*i:], x)
+	// The loops walk exactly-sized sub-slices (no per-element bounds
+	// checks, no copy of the register arrays).
+	xs := b[a64Regs : a64Regs+8*len(ctx.X)]
+	for i := range ctx.X {
+		le.PutUint64(xs[:8], ctx.X[i])
+		xs = xs[8:]
 	}
 	le.PutUint64(b[a64SP:], ctx.SP)
 	le.PutUint64(b[a64PC:], ctx.PC)
@@ -139,9 +150,11 @@ func BuildARM64Frame(ctx *ARM64Context, info *SigInfo, blocked SigSet, act SigAc
 	le.PutUint32(b[off+4:], fpsimdContextSize)
 	le.PutUint32(b[off+8:], ctx.FPSR)
 	le.PutUint32(b[off+12:], ctx.FPCR)
-	for i, v := range ctx.V {
-		le.PutUint64(b[off+16+16*i:], v[0])
-		le.PutUint64(b[off+24+16*i:], v[1])
+	vs := b[off+16 : off+16+16*len(ctx.V)]
+	for i := range ctx.V {
+		le.PutUint64(vs[:8], ctx.V[i][0])
+		le.PutUint64(vs[8:16], ctx.V[i][1])
+		vs = vs[16:]
 	}
 	off += fpsimdContextSize
 	if ctx.ESR != 0 {
@@ -227,35 +240,46 @@ func ParseARM64Frame(frame []byte, cur *ARM64Context) (ctx ARM64Context, blocked
 	if cur != nil {
 		ctx = *cur
 	}
+	blocked, alt, err = ParseARM64FrameInto(frame, &ctx)
+	return ctx, blocked, alt, err
+}
+
+// ParseARM64FrameInto is ParseARM64Frame restoring into ctx, which holds
+// the current state on entry (no copy of the context in or out).
+func ParseARM64FrameInto(frame []byte, ctx *ARM64Context) (blocked SigSet, alt StackT, err error) {
 	if len(frame) < ARM64FrameSize {
-		return ctx, 0, alt, fmt.Errorf("%w: %d bytes, need %d", ErrBadFrame, len(frame), ARM64FrameSize)
+		return 0, alt, fmt.Errorf("%w: %d bytes, need %d", ErrBadFrame, len(frame), ARM64FrameSize)
 	}
 	le := binary.LittleEndian
 	blocked = SigSet(le.Uint64(frame[a64UCSigmask:])) &^ UnblockableMask
+	xs := frame[a64Regs : a64Regs+8*len(ctx.X)]
 	for i := range ctx.X {
-		ctx.X[i] = le.Uint64(frame[a64Regs+8*i:])
+		ctx.X[i] = le.Uint64(xs[:8])
+		xs = xs[8:]
 	}
 	ctx.SP = le.Uint64(frame[a64SP:])
 	ctx.PC = le.Uint64(frame[a64PC:])
 	ps := le.Uint64(frame[a64PState:]) &^ pstateRES0
 	if ps&pstateMode != 0 || ps&pstateMode32 != 0 || ps&pstateDAIF != 0 {
 		ctx.PState = ps & pstateNZCV
-		return ctx, blocked, alt, fmt.Errorf("%w: pstate %#x is not EL0 AArch64 with DAIF clear", ErrBadFrame, le.Uint64(frame[a64PState:]))
+		return blocked, alt, fmt.Errorf("%w: pstate %#x is not EL0 AArch64 with DAIF clear", ErrBadFrame, le.Uint64(frame[a64PState:]))
 	}
 	ctx.PState = ps
 
 	fp, err := findFPSIMD(frame[a64Reserved:ARM64FrameSize])
 	if err != nil {
-		return ctx, blocked, alt, err
+		return blocked, alt, err
 	}
 	ctx.FPSR = le.Uint32(fp[8:])
 	ctx.FPCR = le.Uint32(fp[12:])
+	vs := fp[16 : 16+16*len(ctx.V)]
 	for i := range ctx.V {
-		ctx.V[i][0] = le.Uint64(fp[16+16*i:])
-		ctx.V[i][1] = le.Uint64(fp[24+16*i:])
+		ctx.V[i][0] = le.Uint64(vs[:8])
+		ctx.V[i][1] = le.Uint64(vs[8:16])
+		vs = vs[16:]
 	}
 	alt, _ = UnmarshalStackT(frame[a64UCStack:])
-	return ctx, blocked, alt, nil
+	return blocked, alt, nil
 }
 
 // findFPSIMD walks the __reserved records as parse_user_sigframe does and

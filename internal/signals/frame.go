@@ -39,3 +39,15 @@ var (
 // a bad frame with SIGSEGV (x86: force_sig(SIGSEGV), si_code SI_KERNEL;
 // arm64: arm64_notify_segfault(sp), SEGV_MAPERR or SEGV_ACCERR at sp).
 var ErrBadFrame = errors.New("signals: bad rt_sigreturn frame")
+
+// frameBuf returns n zero bytes: scratch[:n] cleared when it has room,
+// else a new slice. n is a frame size (a few KiB at most), never a
+// guest-chosen length.
+func frameBuf(scratch []byte, n int) []byte {
+	if cap(scratch) < n {
+		return make([]byte, n)
+	}
+	b := scratch[:n]
+	clear(b)
+	return b
+}

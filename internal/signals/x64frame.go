@@ -176,6 +176,13 @@ var scGPR = [16]int{
 //
 // Bytes covers [frame, fpstate+512).
 func BuildAMD64Frame(ctx *AMD64Context, info *SigInfo, blocked SigSet, act SigAction, alt StackT) (Frame, error) {
+	return BuildAMD64FrameInto(nil, ctx, info, blocked, act, alt)
+}
+
+// BuildAMD64FrameInto is BuildAMD64Frame with the frame's bytes in
+// scratch when it is large enough (cleared first; the caller's buffer,
+// reused per delivery), else in a new slice. Frame.Bytes aliases it.
+func BuildAMD64FrameInto(scratch []byte, ctx *AMD64Context, info *SigInfo, blocked SigSet, act SigAction, alt StackT) (Frame, error) {
 	if act.Flags&SA_RESTORER == 0 {
 		return Frame{}, ErrNoRestorer
 	}
@@ -201,7 +208,7 @@ func BuildAMD64Frame(ctx *AMD64Context, info *SigInfo, blocked SigSet, act SigAc
 		return Frame{}, ErrAltStackOverflow
 	}
 
-	b := make([]byte, fpstate+mathSize-addr)
+	b := frameBuf(scratch, int(fpstate+mathSize-addr))
 	le := binary.LittleEndian
 	le.PutUint64(b[0:], act.Restorer)
 	ucFlags := uint64(UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS)
@@ -281,6 +288,15 @@ func AMD64InitFXSave() [512]byte {
 // without DF, RF and TF, and the FPU reset to its initial state
 // (fpu__clear_user_states).
 func (ctx *AMD64Context) EnterHandler(sig Signal, act SigAction, f Frame) {
+	ctx.EnterHandlerRegs(sig, act, f)
+	ctx.FXSave = AMD64InitFXSave()
+	ctx.AVX = [256]byte{}
+}
+
+// EnterHandlerRegs is EnterHandler without the FPU reset, for a caller
+// that resets its FPU registers directly (ctx's FXSave and AVX are left
+// as they are).
+func (ctx *AMD64Context) EnterHandlerRegs(sig Signal, act SigAction, f Frame) {
 	ctx.GPR[RDI] = uint64(sig)
 	ctx.GPR[RAX] = 0
 	ctx.GPR[RSI] = f.InfoAddr
@@ -292,8 +308,6 @@ func (ctx *AMD64Context) EnterHandler(sig Signal, act SigAction, f Frame) {
 		ctx.SS = USER_DS
 	}
 	ctx.RFLAGS &^= flagDF | flagRF | flagTF
-	ctx.FXSave = AMD64InitFXSave()
-	ctx.AVX = [256]byte{}
 }
 
 // AMD64SigreturnFrame returns where rt_sigreturn finds the frame on
@@ -327,8 +341,15 @@ func ParseAMD64Frame(frame []byte, cur *AMD64Context) (ctx AMD64Context, blocked
 	if cur != nil {
 		ctx = *cur
 	}
+	blocked, alt, fpstate, err = ParseAMD64FrameInto(frame, &ctx)
+	return ctx, blocked, alt, fpstate, err
+}
+
+// ParseAMD64FrameInto is ParseAMD64Frame restoring into ctx, which holds
+// the current state on entry (no copy of the context in or out).
+func ParseAMD64FrameInto(frame []byte, ctx *AMD64Context) (blocked SigSet, alt StackT, fpstate uint64, err error) {
 	if len(frame) < AMD64FrameSize {
-		return ctx, 0, alt, 0, fmt.Errorf("%w: %d bytes, need %d", ErrBadFrame, len(frame), AMD64FrameSize)
+		return 0, alt, 0, fmt.Errorf("%w: %d bytes, need %d", ErrBadFrame, len(frame), AMD64FrameSize)
 	}
 	le := binary.LittleEndian
 	blocked = SigSet(le.Uint64(frame[x64UCSigmask:])) &^ UnblockableMask
@@ -346,7 +367,7 @@ func ParseAMD64Frame(frame []byte, cur *AMD64Context) (ctx AMD64Context, blocked
 	}
 	fpstate = le.Uint64(mc[scFPState:])
 	alt, _ = UnmarshalStackT(frame[x64UCStack:])
-	return ctx, blocked, alt, fpstate, nil
+	return blocked, alt, fpstate, nil
 }
 
 // RestoreAMD64FPState is the FPU half of rt_sigreturn (fpu__restore_sig

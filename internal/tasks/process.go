@@ -664,6 +664,9 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 	tg.fds.closeOnExec()
 	t.cpu = cpu
 	t.placeCache()
+	if t.uregs != nil {
+		t.uregs.bind(cpu) // the uprobe register adapter follows the new CPU
+	}
 	t.accounted = 0
 	t.alt = signals.DisabledStack
 	t.clearChildTID = 0

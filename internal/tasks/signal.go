@@ -73,38 +73,50 @@ func (tg *ThreadGroup) sendSignal(info signals.SigInfo, target *Task) Errno {
 		}
 		tg.mu.Unlock()
 	}
-	all := []*signals.Pending{&tg.shared}
-	tg.mu.Lock()
-	tasks := tg.sortedTasksLocked()
-	tg.mu.Unlock()
-	for _, o := range tasks {
-		all = append(all, &o.pending)
+	// all (every queue, for prepare_signal's job-control side) is needed
+	// for stop signals and SIGCONT only, tasks (the threads by tid) for
+	// those and for a process-directed signal (complete_signal): a
+	// thread-directed tgkill builds neither.
+	sig0 := signals.Signal(info.Signo)
+	jobCtl := sig0.Mask()&signals.StopMask != 0 || sig0 == signals.SIGCONT
+	var all []*signals.Pending
+	var tasks []*Task
+	if jobCtl || target == nil {
+		tg.mu.Lock()
+		tasks = tg.sortedTasksLocked()
+		tg.mu.Unlock()
 	}
-	if sig := signals.Signal(info.Signo); sig == signals.SIGCONT || sig == signals.SIGKILL {
+	if jobCtl {
+		all = append(make([]*signals.Pending, 0, 1+len(tasks)), &tg.shared)
+		for _, o := range tasks {
+			all = append(all, &o.pending)
+		}
+	}
+	if sig := sig0; sig == signals.SIGCONT || sig == signals.SIGKILL {
 		// prepare_signal: SIGCONT (and SIGKILL) resume a stopped group
 		// at send time, whatever the signal's disposition.
 		defer tg.cont()
 	}
 	res := sh.Send(info, q, blocked, all)
-	var wake []*Task
+	var wake *Task // at most one thread is woken
 	if res == signals.SendQueued {
 		sig := signals.Signal(info.Signo)
 		if target != nil {
 			if !target.blocked.Has(sig) {
-				wake = append(wake, target)
+				wake = target
 			}
 		} else {
 			// complete_signal: prefer the main thread, then any thread
 			// not blocking the signal.
 			for _, o := range tasks {
 				if !o.blocked.Has(sig) {
-					wake = append(wake, o)
+					wake = o
 					break
 				}
 			}
 		}
-		for _, o := range wake {
-			o.recalcLocked()
+		if wake != nil {
+			wake.recalcLocked()
 		}
 	}
 	sh.Siglock.Unlock()
@@ -114,10 +126,10 @@ func (tg *ThreadGroup) sendSignal(info signals.SigInfo, target *Task) Errno {
 	if res == signals.SendQueued {
 		tg.notifySignalQueued()
 	}
-	for _, o := range wake {
-		o.wakeForSignal()
+	if wake != nil {
+		wake.wakeForSignal()
 	}
-	if res == signals.SendQueued {
+	if res == signals.SendQueued && tg.k.tracing() { // no boxing of the arguments untraced
 		tg.k.event("%d signal %s queued from pid %d", tidOf(target, tg), signals.Signal(info.Signo), info.Pid)
 	}
 	return 0
@@ -265,7 +277,9 @@ func (t *Task) handleSignalsOnce(sc *syscallResult) bool {
 	t.alt.Disarm()
 	t.recalcLocked()
 	sh.Siglock.Unlock()
-	tg.k.event("%d signal %s handler=%#x", t.tid, sig, act.Handler)
+	if tg.k.tracing() { // no boxing of the arguments untraced
+		tg.k.event("%d signal %s handler=%#x", t.tid, sig, act.Handler)
+	}
 	return true
 }
 
@@ -344,28 +358,34 @@ func (t *Task) dieOfSignal(sig signals.Signal, core bool, info signals.SigInfo) 
 // CPU at the handler. It reports false when the frame cannot be written.
 func (t *Task) setupFrame(sig signals.Signal, info *signals.SigInfo, act signals.SigAction, blocked signals.SigSet) bool {
 	mm := t.tg.mm
+	sc := t.sigScratch() // the context and frame buffers, reused (sigscratch.go)
 	switch c := t.cpu.(type) {
 	case *arm64.CPU:
-		ctx := arm64Context(c)
+		ctx := &sc.a64
+		arm64ContextInto(c, ctx)
 		if t.fault.Reason == vm.ExitFault && (sig == signals.SIGSEGV || sig == signals.SIGBUS) {
 			ctx.FaultAddress = t.fault.Fault.Addr
 			ctx.ESR = arm64ESR(t.fault)
 		}
-		f, err := signals.BuildARM64Frame(&ctx, info, blocked, act, t.alt)
+		f, err := signals.BuildARM64FrameInto(sc.frame, ctx, info, blocked, act, t.alt)
 		if err != nil || mm.WriteAt(f.Bytes, f.Addr) != nil {
 			return false
 		}
+		sc.keepFrame(f.Bytes)
 		ctx.EnterHandler(sig, act, f, t.tg.k.arm64Sigtramp())
-		setARM64Context(c, &ctx)
+		setARM64Context(c, ctx)
 	case *amd64.CPU:
-		ctx := amd64Context(c)
-		t.x86FrameTrap(&ctx) // x86trap.go
-		f, err := signals.BuildAMD64Frame(&ctx, info, blocked, act, t.alt)
+		ctx := &sc.x86
+		amd64ContextInto(c, ctx)
+		t.x86FrameTrap(ctx) // x86trap.go
+		f, err := signals.BuildAMD64FrameInto(sc.frame, ctx, info, blocked, act, t.alt)
 		if err != nil || mm.WriteAt(f.Bytes, f.Addr) != nil {
 			return false
 		}
-		ctx.EnterHandler(sig, act, f)
-		setAMD64Context(c, &ctx)
+		sc.keepFrame(f.Bytes)
+		ctx.EnterHandlerRegs(sig, act, f)
+		setAMD64ContextNoFP(c, ctx)
+		amd64InitFPU(c) // EnterHandler's FPU reset, without building and parsing its image
 	default:
 		return false
 	}
@@ -412,10 +432,12 @@ func (t *Task) sysRtSigreturn() {
 		}
 		t.forceSignal(info)
 	}
+	sc := t.sigScratch()
 	switch c := t.cpu.(type) {
 	case *arm64.CPU:
-		cur := arm64Context(c)
-		addr, size, err := signals.ARM64SigreturnFrame(cur.SP)
+		ctx := &sc.a64 // the current state, restored in place
+		arm64ContextInto(c, ctx)
+		addr, size, err := signals.ARM64SigreturnFrame(ctx.SP)
 		buf := t.sigreturnScratch(size)
 		if err == nil && mm.ReadAt(buf, addr) != nil {
 			err = errors.New("unreadable frame")
@@ -424,39 +446,49 @@ func (t *Task) sysRtSigreturn() {
 			bad()
 			return
 		}
-		ctx, blocked, alt, perr := signals.ParseARM64Frame(buf, &cur)
-		setARM64Context(c, &ctx)
+		blocked, alt, perr := signals.ParseARM64FrameInto(buf, ctx)
+		setARM64Context(c, ctx)
 		t.setBlocked(blocked)
 		t.alt.Set(alt, ctx.SP, signals.MINSIGSTKSZ_ARM64)
 		if perr != nil {
 			bad()
 		}
 	case *amd64.CPU:
-		cur := amd64Context(c)
-		addr, size := signals.AMD64SigreturnFrame(cur.GPR[signals.RSP])
+		// The current state, restored in place. Its FPU half is not
+		// read: either the frame's fpstate replaces all of it
+		// (RestoreAMD64FPState, success or reset) or the FPU is left
+		// alone (no fpstate, a bad frame, an unreadable fpstate).
+		ctx := &sc.x86
+		amd64ContextNoFP(c, ctx)
+		fpLoaded := false
+		addr, size := signals.AMD64SigreturnFrame(ctx.GPR[signals.RSP])
 		buf := t.sigreturnScratch(size)
 		if mm.ReadAt(buf, addr) != nil {
 			bad()
 			return
 		}
-		ctx, blocked, alt, fpstate, perr := signals.ParseAMD64Frame(buf, &cur)
+		blocked, alt, fpstate, perr := signals.ParseAMD64FrameInto(buf, ctx)
 		if perr == nil && fpstate != 0 {
-			fx := make([]byte, 512)
+			fx := sc.fpstate(512)
 			if mm.ReadAt(fx, fpstate) != nil {
 				perr = signals.ErrBadFrame
-			} else if n := signals.AMD64XStateExtra(&ctx, fx); n > 0 {
+			} else if n := signals.AMD64XStateExtra(ctx, fx); n > 0 {
 				// The XSAVE image of the x86-64-v3 model (AVX state).
-				fx = append(fx, make([]byte, n)...)
+				fx = sc.fpstate(512 + n)
 				if mm.ReadAt(fx[512:], fpstate+512) != nil {
 					perr = signals.ErrBadFrame
 				} else {
-					perr = signals.RestoreAMD64FPState(&ctx, fpstate, fx)
+					perr, fpLoaded = signals.RestoreAMD64FPState(ctx, fpstate, fx), true
 				}
 			} else {
-				perr = signals.RestoreAMD64FPState(&ctx, fpstate, fx)
+				perr, fpLoaded = signals.RestoreAMD64FPState(ctx, fpstate, fx), true
 			}
 		}
-		setAMD64Context(c, &ctx)
+		if fpLoaded {
+			setAMD64Context(c, ctx)
+		} else {
+			setAMD64ContextNoFP(c, ctx)
+		}
 		t.setBlocked(blocked)
 		t.alt.Set(alt, ctx.GPR[signals.RSP], signals.MINSIGSTKSZ_AMD64)
 		if perr != nil {
@@ -476,9 +508,12 @@ func (t *Task) setBlocked(b signals.SigSet) {
 // Context conversion between the CPUs' register files and the signal
 // frames' contexts.
 
-func arm64Context(c *arm64.CPU) signals.ARM64Context {
+// arm64ContextInto fills ctx (all of it) from the CPU's registers.
+func arm64ContextInto(c *arm64.CPU, ctx *signals.ARM64Context) {
 	r := c.Regs()
-	return signals.ARM64Context{X: r.X, SP: r.SP, PC: r.PC, PState: r.NZCV & 0xf0000000, V: r.V, FPSR: r.FPSR, FPCR: r.FPCR}
+	*ctx = signals.ARM64Context{}
+	ctx.X, ctx.SP, ctx.PC, ctx.PState = r.X, r.SP, r.PC, r.NZCV&0xf0000000
+	ctx.V, ctx.FPSR, ctx.FPCR = r.V, r.FPSR, r.FPCR
 }
 
 func setARM64Context(c *arm64.CPU, ctx *signals.ARM64Context) {
@@ -487,9 +522,10 @@ func setARM64Context(c *arm64.CPU, ctx *signals.ARM64Context) {
 	r.V, r.FPSR, r.FPCR = ctx.V, ctx.FPSR, ctx.FPCR&c.CPUModel().FPCRMask()
 }
 
-func amd64Context(c *amd64.CPU) signals.AMD64Context {
-	r := c.Regs()
-	ctx := signals.AMD64Context{GPR: r.GPR, RIP: r.RIP, RFLAGS: r.RFLAGS, CS: 0x33, SS: 0x2b}
+// amd64ContextInto fills ctx (all of it) from the CPU's registers.
+func amd64ContextInto(c *amd64.CPU, ctx *signals.AMD64Context) {
+	amd64ContextNoFP(c, ctx)
+	r := c.RegsForSet() // RFLAGS is already materialised by amd64ContextNoFP
 	fx := &ctx.FXSave
 	le := binary.LittleEndian
 	le.PutUint16(fx[0:], r.FCW)
@@ -499,7 +535,6 @@ func amd64Context(c *amd64.CPU) signals.AMD64Context {
 	le.PutUint64(fx[8:], r.FIP)
 	le.PutUint64(fx[16:], r.FDP)
 	le.PutUint32(fx[24:], r.MXCSR)
-	le.PutUint32(fx[28:], signals.MXCSRMask)
 	top := int(r.FSW>>11) & 7
 	for i := 0; i < 8; i++ {
 		st := r.ST[(top+i)&7]
@@ -511,18 +546,53 @@ func amd64Context(c *amd64.CPU) signals.AMD64Context {
 		le.PutUint64(fx[160+16*i+8:], r.XMM[i][1])
 	}
 	if c.AVX() {
-		ctx.XFeatures = amd64.XCR0
 		for i := 0; i < 16; i++ {
 			le.PutUint64(ctx.AVX[16*i:], r.YMMH[i][0])
 			le.PutUint64(ctx.AVX[16*i+8:], r.YMMH[i][1])
 		}
 	}
-	return ctx
 }
 
+// amd64ContextNoFP fills ctx from the CPU's registers but for the FPU
+// image: FXSave and AVX are zero apart from MXCSR_MASK, which FXSAVE
+// reports and FXRSTOR (RestoreAMD64FPState) keeps; XFeatures is set.
+// rt_sigreturn uses it when the frame's fpstate replaces the FPU state
+// (or the FPU is not written back: setAMD64ContextNoFP).
+func amd64ContextNoFP(c *amd64.CPU, ctx *signals.AMD64Context) {
+	r := c.Regs()
+	*ctx = signals.AMD64Context{}
+	ctx.GPR, ctx.RIP, ctx.RFLAGS, ctx.CS, ctx.SS = r.GPR, r.RIP, r.RFLAGS, 0x33, 0x2b
+	binary.LittleEndian.PutUint32(ctx.FXSave[28:], signals.MXCSRMask)
+	if c.AVX() {
+		ctx.XFeatures = amd64.XCR0
+	}
+}
+
+// setAMD64ContextNoFP loads the general registers, RIP and RFLAGS of
+// ctx, leaving the FPU state as it is (setAMD64Context of a context
+// whose FPU half was read from the CPU, without the round trip).
+func setAMD64ContextNoFP(c *amd64.CPU, ctx *signals.AMD64Context) {
+	r := c.RegsForSet()
+	r.GPR, r.RIP = ctx.GPR, ctx.RIP
+	c.SetRFLAGS(ctx.RFLAGS)
+}
+
+// amd64InitFPU resets the CPU's x87/SSE/AVX state to the initial one
+// (fpu__clear_user_states): what setAMD64Context loads from
+// signals.AMD64InitFXSave and a zero AVX area (TestAMD64InitFPU).
+func amd64InitFPU(c *amd64.CPU) {
+	r := c.RegsForSet()
+	r.FCW, r.FSW, r.FTW, r.FOP, r.FIP, r.FDP, r.MXCSR = 0x37f, 0, 0, 0, 0, 0, 0x1f80
+	r.ST = [8]amd64.F80{}
+	r.XMM = [16][2]uint64{}
+	r.YMMH = [16][2]uint64{}
+}
+
+// setAMD64Context loads ctx into the CPU's registers, in place (the
+// same result as SetRegs of a modified copy, without the two copies).
 func setAMD64Context(c *amd64.CPU, ctx *signals.AMD64Context) {
-	r := *c.Regs()
-	r.GPR, r.RIP, r.RFLAGS = ctx.GPR, ctx.RIP, ctx.RFLAGS
+	r := c.RegsForSet() // every field but RFLAGS is written below; SetRFLAGS last
+	r.GPR, r.RIP = ctx.GPR, ctx.RIP
 	fx := &ctx.FXSave
 	le := binary.LittleEndian
 	r.FCW = le.Uint16(fx[0:])
@@ -539,7 +609,7 @@ func setAMD64Context(c *amd64.CPU, ctx *signals.AMD64Context) {
 		r.XMM[i][1] = le.Uint64(fx[160+16*i+8:])
 		r.YMMH[i] = [2]uint64{le.Uint64(ctx.AVX[16*i:]), le.Uint64(ctx.AVX[16*i+8:])}
 	}
-	c.SetRegs(&r)
+	c.SetRFLAGS(ctx.RFLAGS)
 }
 
 // backtrace symbolizes the thread's stack for crash reports, leaf first

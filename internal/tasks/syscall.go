@@ -21,10 +21,7 @@ func (t *Task) syscall() (stop bool, sc syscallResult, restartable bool) {
 	no := ent.no
 	k := t.tg.k
 	k.syscalls[no].Add(1)
-	var args [6]uint64
-	for i := range args {
-		args[i] = t.arg(i)
-	}
+	args := t.syscallArgs(a) // syscallargs.go
 	orig0 := args[0]
 	var ret uint64
 	var done bool

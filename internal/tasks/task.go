@@ -208,6 +208,9 @@ type Task struct {
 	// sigFrame is rt_sigreturn's frame buffer (sigreturnScratch; owned by
 	// the task's goroutine).
 	sigFrame []byte
+	// sigBufs is signal delivery's reusable context and frame buffers
+	// (sigscratch.go; owned by the task's goroutine, nil until needed).
+	sigBufs *sigScratchBufs
 
 	// clearChildTID is set_tid_address/CLONE_CHILD_CLEARTID's address.
 	clearChildTID uint64

@@ -85,32 +85,102 @@ func (a *uAddrSpace) FlushICache(addr uint64, n int) {
 }
 
 // uRegs is uprobes.Regs over the task's current CPU. Tasks keep one and
-// pass the pointer, so a probe hit allocates nothing for it.
-type uRegs struct{ t *Task }
+// pass the pointer, so a probe hit allocates nothing for it. x86 and a64
+// are t.cpu as its concrete type (bind, called whenever t.cpu changes:
+// a new thread, execve), so that the hit path's register accesses are
+// direct calls rather than two interface dispatches each.
+type uRegs struct {
+	t   *Task
+	x86 *amd64.CPU
+	a64 *arm64.CPU
+}
 
-func (r *uRegs) PC() uint64             { return r.t.cpu.PC() }
-func (r *uRegs) SetPC(v uint64)         { r.t.cpu.SetPC(v) }
-func (r *uRegs) SP() uint64             { return r.t.cpu.SP() }
-func (r *uRegs) SetSP(v uint64)         { r.t.cpu.SetSP(v) }
-func (r *uRegs) Reg(i int) uint64       { return r.t.cpu.Reg(i) }
-func (r *uRegs) SetReg(i int, v uint64) { r.t.cpu.SetReg(i, v) }
+// bind points r at cpu, the task's new CPU.
+func (r *uRegs) bind(cpu vm.CPU) {
+	r.x86, r.a64 = nil, nil
+	switch c := cpu.(type) {
+	case *amd64.CPU:
+		r.x86 = c
+	case *arm64.CPU:
+		r.a64 = c
+	}
+}
+
+func (r *uRegs) PC() uint64 {
+	if c := r.x86; c != nil {
+		return c.PC()
+	}
+	if c := r.a64; c != nil {
+		return c.PC()
+	}
+	return r.t.cpu.PC()
+}
+
+func (r *uRegs) SetPC(v uint64) {
+	if c := r.x86; c != nil {
+		c.SetPC(v)
+	} else if c := r.a64; c != nil {
+		c.SetPC(v)
+	} else {
+		r.t.cpu.SetPC(v)
+	}
+}
+
+func (r *uRegs) SP() uint64 {
+	if c := r.x86; c != nil {
+		return c.SP()
+	}
+	if c := r.a64; c != nil {
+		return c.SP()
+	}
+	return r.t.cpu.SP()
+}
+
+func (r *uRegs) SetSP(v uint64) {
+	if c := r.x86; c != nil {
+		c.SetSP(v)
+	} else if c := r.a64; c != nil {
+		c.SetSP(v)
+	} else {
+		r.t.cpu.SetSP(v)
+	}
+}
+
+func (r *uRegs) Reg(i int) uint64 {
+	if c := r.x86; c != nil {
+		return c.Reg(i)
+	}
+	if c := r.a64; c != nil {
+		return c.Reg(i)
+	}
+	return r.t.cpu.Reg(i)
+}
+
+func (r *uRegs) SetReg(i int, v uint64) {
+	if c := r.x86; c != nil {
+		c.SetReg(i, v)
+	} else if c := r.a64; c != nil {
+		c.SetReg(i, v)
+	} else {
+		r.t.cpu.SetReg(i, v)
+	}
+}
 
 func (r *uRegs) Flags() uint64 {
-	switch c := r.t.cpu.(type) {
-	case *arm64.CPU:
-		return c.Regs().NZCV
-	case *amd64.CPU:
+	if c := r.x86; c != nil {
 		return c.RFLAGS()
+	}
+	if c := r.a64; c != nil {
+		return c.Regs().NZCV
 	}
 	return 0
 }
 
 func (r *uRegs) SetFlags(v uint64) {
-	switch c := r.t.cpu.(type) {
-	case *arm64.CPU:
-		c.Regs().NZCV = v
-	case *amd64.CPU:
+	if c := r.x86; c != nil {
 		c.SetRFLAGS(v)
+	} else if c := r.a64; c != nil {
+		c.Regs().NZCV = v
 	}
 }
 
@@ -143,11 +213,6 @@ func (u uThread) Wait(ready func() bool) {
 // uClock is ri_timer's clock: virtual in deterministic mode.
 type uClock struct{ k *Kernel }
 
-type hostTimer struct{ t *time.Timer }
-
-func (h hostTimer) Reset(d time.Duration) bool { return h.t.Reset(d) }
-func (h hostTimer) Stop() bool                 { return h.t.Stop() }
-
 // detTimerHandle is a virtual-time timer of the deterministic scheduler.
 type detTimerHandle struct {
 	k  *Kernel
@@ -166,7 +231,7 @@ func (c uClock) AfterFunc(d time.Duration, f func()) uprobes.Timer {
 	if c.k.det != nil {
 		return &detTimerHandle{k: c.k, tm: c.k.det.addTimer(c.k.det.now()+int64(d), f)}
 	}
-	return hostTimer{time.AfterFunc(d, f)}
+	return newLazyTimer(c.k.start, d, f) // uprobetimer.go
 }
 
 // UprobeClock returns the clock uprobes' ri_timer must use with this
@@ -199,7 +264,8 @@ func (tg *ThreadGroup) attachUprobes(img *vm.Image) {
 func (t *Task) newUtask() {
 	if t.tg.umm != nil {
 		t.utask = t.tg.umm.NewTask(uThread{t}, t.tid, int(t.tid))
-		t.uregs = &uRegs{t}
+		t.uregs = &uRegs{t: t}
+		t.uregs.bind(t.cpu)
 	}
 }
 
@@ -300,8 +366,12 @@ func (tg *ThreadGroup) uprobeXOLMremap(old, oldLen, newLen uint64, fixed bool) E
 // TrapFlag is x86's RFLAGS.TF, read without computing the arithmetic
 // flags (uprobes' optional fast path for Flags()&TF); false on arm64.
 func (r *uRegs) TrapFlag() bool {
-	if c, ok := r.t.cpu.(*amd64.CPU); ok {
+	if c := r.x86; c != nil {
 		return c.TrapFlag()
 	}
 	return false
 }
+
+// Gen is the address space's mapping generation (vm.MM.Gen): uprobes'
+// per-thread hit cache (uprobes/hitcache.go) is valid while it is unchanged.
+func (a *uAddrSpace) Gen() uint64 { return a.mm.Gen() }
