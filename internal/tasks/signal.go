@@ -355,41 +355,61 @@ func (t *Task) dieOfSignal(sig signals.Signal, core bool, info signals.SigInfo) 
 }
 
 // setupFrame builds the signal frame on the guest stack and points the
-// CPU at the handler. It reports false when the frame cannot be written.
+// CPU at the handler (the arch's setupFrame). It reports false when the
+// frame cannot be written.
 func (t *Task) setupFrame(sig signals.Signal, info *signals.SigInfo, act signals.SigAction, blocked signals.SigSet) bool {
-	mm := t.tg.mm
-	sc := t.sigScratch() // the context and frame buffers, reused (sigscratch.go)
-	switch c := t.cpu.(type) {
-	case *arm64.CPU:
-		ctx := &sc.a64
-		arm64ContextInto(c, ctx)
-		if t.fault.Reason == vm.ExitFault && (sig == signals.SIGSEGV || sig == signals.SIGBUS) {
-			ctx.FaultAddress = t.fault.Fault.Addr
-			ctx.ESR = arm64ESR(t.fault)
-		}
-		f, err := signals.BuildARM64FrameInto(sc.frame, ctx, info, blocked, act, t.alt)
-		if err != nil || mm.WriteAt(f.Bytes, f.Addr) != nil {
-			return false
-		}
-		sc.keepFrame(f.Bytes)
-		ctx.EnterHandler(sig, act, f, t.tg.k.arm64Sigtramp())
-		setARM64Context(c, ctx)
-	case *amd64.CPU:
-		ctx := &sc.x86
-		amd64ContextInto(c, ctx)
-		t.x86FrameTrap(ctx) // x86trap.go
-		f, err := signals.BuildAMD64FrameInto(sc.frame, ctx, info, blocked, act, t.alt)
-		if err != nil || mm.WriteAt(f.Bytes, f.Addr) != nil {
-			return false
-		}
-		sc.keepFrame(f.Bytes)
-		ctx.EnterHandlerRegs(sig, act, f)
-		setAMD64ContextNoFP(c, ctx)
-		amd64InitFPU(c) // EnterHandler's FPU reset, without building and parsing its image
-	default:
+	if !t.tg.arch.setupFrame(t, sig, info, act, blocked) {
 		return false
 	}
 	t.fault = vm.Exit{}
+	return true
+}
+
+// arm64SetupFrame is arm64's setupFrame: the rt_sigframe with its
+// fpsimd, esr and extra records; the handler returns through the vDSO's
+// __kernel_rt_sigreturn.
+func arm64SetupFrame(t *Task, sig signals.Signal, info *signals.SigInfo, act signals.SigAction, blocked signals.SigSet) bool {
+	c, ok := t.cpu.(*arm64.CPU)
+	if !ok {
+		return false
+	}
+	sc := t.sigScratch() // the context and frame buffers, reused (sigscratch.go)
+	ctx := &sc.a64
+	arm64ContextInto(c, ctx)
+	if t.fault.Reason == vm.ExitFault && (sig == signals.SIGSEGV || sig == signals.SIGBUS) {
+		ctx.FaultAddress = t.fault.Fault.Addr
+		ctx.ESR = arm64ESR(t.fault)
+	}
+	f, err := signals.BuildARM64FrameInto(sc.frame, ctx, info, blocked, act, t.alt)
+	if err != nil || t.tg.mm.WriteAt(f.Bytes, f.Addr) != nil {
+		return false
+	}
+	sc.keepFrame(f.Bytes)
+	ctx.EnterHandler(sig, act, f, t.tg.k.arm64Sigtramp())
+	setARM64Context(c, ctx)
+	return true
+}
+
+// amd64SetupFrame is x86-64's setupFrame: the rt_sigframe with the
+// trap number, error code and CR2 of the last trap, and the fpstate (the
+// XSAVE image in the x86-64-v3 model).
+func amd64SetupFrame(t *Task, sig signals.Signal, info *signals.SigInfo, act signals.SigAction, blocked signals.SigSet) bool {
+	c, ok := t.cpu.(*amd64.CPU)
+	if !ok {
+		return false
+	}
+	sc := t.sigScratch()
+	ctx := &sc.x86
+	amd64ContextInto(c, ctx)
+	t.x86FrameTrap(ctx) // x86trap.go
+	f, err := signals.BuildAMD64FrameInto(sc.frame, ctx, info, blocked, act, t.alt)
+	if err != nil || t.tg.mm.WriteAt(f.Bytes, f.Addr) != nil {
+		return false
+	}
+	sc.keepFrame(f.Bytes)
+	ctx.EnterHandlerRegs(sig, act, f)
+	setAMD64ContextNoFP(c, ctx)
+	amd64InitFPU(c) // EnterHandler's FPU reset, without building and parsing its image
 	return true
 }
 
@@ -422,78 +442,93 @@ func (t *Task) sigreturnScratch(n int) []byte {
 	return t.sigFrame[:n]
 }
 
-// sysRtSigreturn restores the context saved by setupFrame.
-func (t *Task) sysRtSigreturn() {
-	mm := t.tg.mm
-	bad := func() {
-		info := signals.KernelInfo(signals.SIGSEGV)
-		if t.tg.arch.badFrameAtSP {
-			info = signals.FaultInfo(signals.SIGSEGV, signals.SEGV_MAPERR, t.cpu.SP())
-		}
-		t.forceSignal(info)
+// sysRtSigreturn restores the context saved by setupFrame (the arch's
+// sigreturn).
+func (t *Task) sysRtSigreturn() { t.tg.arch.sigreturn(t) }
+
+// badSigreturn is the signal of a frame rt_sigreturn cannot use.
+func (t *Task) badSigreturn() {
+	info := signals.KernelInfo(signals.SIGSEGV)
+	if t.tg.arch.badFrameAtSP {
+		info = signals.FaultInfo(signals.SIGSEGV, signals.SEGV_MAPERR, t.cpu.SP())
+	}
+	t.forceSignal(info)
+}
+
+func arm64Sigreturn(t *Task) {
+	c, ok := t.cpu.(*arm64.CPU)
+	if !ok {
+		t.badSigreturn()
+		return
 	}
 	sc := t.sigScratch()
-	switch c := t.cpu.(type) {
-	case *arm64.CPU:
-		ctx := &sc.a64 // the current state, restored in place
-		arm64ContextInto(c, ctx)
-		addr, size, err := signals.ARM64SigreturnFrame(ctx.SP)
-		buf := t.sigreturnScratch(size)
-		if err == nil && mm.ReadAt(buf, addr) != nil {
-			err = errors.New("unreadable frame")
-		}
-		if err != nil {
-			bad()
-			return
-		}
-		blocked, alt, perr := signals.ParseARM64FrameInto(buf, ctx)
-		setARM64Context(c, ctx)
-		t.setBlocked(blocked)
-		t.alt.Set(alt, ctx.SP, signals.MINSIGSTKSZ_ARM64)
-		if perr != nil {
-			bad()
-		}
-	case *amd64.CPU:
-		// The current state, restored in place. Its FPU half is not
-		// read: either the frame's fpstate replaces all of it
-		// (RestoreAMD64FPState, success or reset) or the FPU is left
-		// alone (no fpstate, a bad frame, an unreadable fpstate).
-		ctx := &sc.x86
-		amd64ContextNoFP(c, ctx)
-		fpLoaded := false
-		addr, size := signals.AMD64SigreturnFrame(ctx.GPR[signals.RSP])
-		buf := t.sigreturnScratch(size)
-		if mm.ReadAt(buf, addr) != nil {
-			bad()
-			return
-		}
-		blocked, alt, fpstate, perr := signals.ParseAMD64FrameInto(buf, ctx)
-		if perr == nil && fpstate != 0 {
-			fx := sc.fpstate(512)
-			if mm.ReadAt(fx, fpstate) != nil {
+	ctx := &sc.a64 // the current state, restored in place
+	arm64ContextInto(c, ctx)
+	addr, size, err := signals.ARM64SigreturnFrame(ctx.SP)
+	buf := t.sigreturnScratch(size)
+	if err == nil && t.tg.mm.ReadAt(buf, addr) != nil {
+		err = errors.New("unreadable frame")
+	}
+	if err != nil {
+		t.badSigreturn()
+		return
+	}
+	blocked, alt, perr := signals.ParseARM64FrameInto(buf, ctx)
+	setARM64Context(c, ctx)
+	t.setBlocked(blocked)
+	t.alt.Set(alt, ctx.SP, signals.MINSIGSTKSZ_ARM64)
+	if perr != nil {
+		t.badSigreturn()
+	}
+}
+
+func amd64Sigreturn(t *Task) {
+	c, ok := t.cpu.(*amd64.CPU)
+	if !ok {
+		t.badSigreturn()
+		return
+	}
+	mm := t.tg.mm
+	sc := t.sigScratch()
+	// The current state, restored in place. Its FPU half is not
+	// read: either the frame's fpstate replaces all of it
+	// (RestoreAMD64FPState, success or reset) or the FPU is left
+	// alone (no fpstate, a bad frame, an unreadable fpstate).
+	ctx := &sc.x86
+	amd64ContextNoFP(c, ctx)
+	fpLoaded := false
+	addr, size := signals.AMD64SigreturnFrame(ctx.GPR[signals.RSP])
+	buf := t.sigreturnScratch(size)
+	if mm.ReadAt(buf, addr) != nil {
+		t.badSigreturn()
+		return
+	}
+	blocked, alt, fpstate, perr := signals.ParseAMD64FrameInto(buf, ctx)
+	if perr == nil && fpstate != 0 {
+		fx := sc.fpstate(512)
+		if mm.ReadAt(fx, fpstate) != nil {
+			perr = signals.ErrBadFrame
+		} else if n := signals.AMD64XStateExtra(ctx, fx); n > 0 {
+			// The XSAVE image of the x86-64-v3 model (AVX state).
+			fx = sc.fpstate(512 + n)
+			if mm.ReadAt(fx[512:], fpstate+512) != nil {
 				perr = signals.ErrBadFrame
-			} else if n := signals.AMD64XStateExtra(ctx, fx); n > 0 {
-				// The XSAVE image of the x86-64-v3 model (AVX state).
-				fx = sc.fpstate(512 + n)
-				if mm.ReadAt(fx[512:], fpstate+512) != nil {
-					perr = signals.ErrBadFrame
-				} else {
-					perr, fpLoaded = signals.RestoreAMD64FPState(ctx, fpstate, fx), true
-				}
 			} else {
 				perr, fpLoaded = signals.RestoreAMD64FPState(ctx, fpstate, fx), true
 			}
-		}
-		if fpLoaded {
-			setAMD64Context(c, ctx)
 		} else {
-			setAMD64ContextNoFP(c, ctx)
+			perr, fpLoaded = signals.RestoreAMD64FPState(ctx, fpstate, fx), true
 		}
-		t.setBlocked(blocked)
-		t.alt.Set(alt, ctx.GPR[signals.RSP], signals.MINSIGSTKSZ_AMD64)
-		if perr != nil {
-			bad()
-		}
+	}
+	if fpLoaded {
+		setAMD64Context(c, ctx)
+	} else {
+		setAMD64ContextNoFP(c, ctx)
+	}
+	t.setBlocked(blocked)
+	t.alt.Set(alt, ctx.GPR[signals.RSP], signals.MINSIGSTKSZ_AMD64)
+	if perr != nil {
+		t.badSigreturn()
 	}
 }
 

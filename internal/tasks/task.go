@@ -20,6 +20,14 @@ import (
 
 // arch is a guest architecture's syscall ABI.
 type arch struct {
+	// setupFrame builds a signal frame and enters the handler;
+	// sigreturn is rt_sigreturn (signal.go); setCounter points the
+	// CPU's cycle counter at a clock (setupClock). Set by init: they
+	// refer to the tables through the task.
+	setupFrame func(t *Task, sig signals.Signal, info *signals.SigInfo, act signals.SigAction, blocked signals.SigSet) bool
+	sigreturn  func(t *Task)
+	setCounter func(cpu vm.CPU, clock func(retired, pc uint64) uint64)
+
 	name  string
 	nr    int               // register holding the syscall number
 	args  [6]int            // registers holding the arguments
@@ -91,6 +99,11 @@ type semid64Layout struct{ size, otime, ctime, nsems int }
 
 // openFlagBits are the open(2) flags whose values differ between arches.
 type openFlagBits struct{ directory, nofollow, direct, largefile int }
+
+func init() {
+	arm64ABI.setupFrame, arm64ABI.sigreturn, arm64ABI.setCounter = arm64SetupFrame, arm64Sigreturn, arm64SetCounter
+	amd64ABI.setupFrame, amd64ABI.sigreturn, amd64ABI.setCounter = amd64SetupFrame, amd64Sigreturn, amd64SetCounter
+}
 
 var arm64ABI = arch{
 	name: "arm64", nr: 8, args: [6]int{0, 1, 2, 3, 4, 5}, ret: 0, names: arm64SysNames,
@@ -405,11 +418,20 @@ func (t *Task) setupClock() {
 			return clock(retired)
 		}
 	}
-	switch c := t.cpu.(type) {
-	case *arm64.CPU:
-		c.Counter = counted(vm.ArchARM64)
-	case *amd64.CPU:
-		c.TSC = counted(vm.ArchAMD64)
+	t.tg.arch.setCounter(t.cpu, counted(t.tg.arch.vmArch))
+}
+
+// arm64SetCounter points CNTVCT_EL0 at clock.
+func arm64SetCounter(cpu vm.CPU, clock func(retired, pc uint64) uint64) {
+	if c, ok := cpu.(*arm64.CPU); ok {
+		c.Counter = clock
+	}
+}
+
+// amd64SetCounter points the TSC (RDTSC, RDTSCP) at clock.
+func amd64SetCounter(cpu vm.CPU, clock func(retired, pc uint64) uint64) {
+	if c, ok := cpu.(*amd64.CPU); ok {
+		c.TSC = clock
 	}
 }
 
