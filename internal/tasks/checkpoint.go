@@ -38,8 +38,7 @@ import (
 // (its wait is Go state) or one that yielded anywhere but between two
 // instructions, a timer, an armed interval timer or CPU limit, a
 // deliverable signal, a MAP_SHARED mapping other than [vvar], the cache
-// or timing model, the guest profiler, uprobes, chaos quanta, a memory
-// limit, and descriptors other than the kernel's stdin, stdout and
+// or timing model, the guest profiler, uprobes, chaos quanta, and descriptors other than the kernel's stdin, stdout and
 // stderr and host regular files opened read-only (re-opened at their
 // offset: their contents are read again).
 //
@@ -278,8 +277,6 @@ func (k *Kernel) checkpoint(t *Task, pos uint64) (*Checkpoint, error) {
 		return nil, errors.New("--chaos")
 	case k.tm != nil || o.CacheModel != nil || o.Profiler != nil || o.TraceInsn != nil || o.Uprobes != nil:
 		return nil, errors.New("a model, profiler or probe is on")
-	case o.Limits.MemBytes != 0 || o.Limits.CPUSeconds != 0:
-		return nil, errors.New("a memory or CPU limit")
 	}
 	k.mu.Lock()
 	groups := len(k.groups)
