@@ -2,7 +2,6 @@ package tasks
 
 import (
 	"bytes"
-	"fmt"
 	"testing"
 )
 
@@ -100,5 +99,4 @@ func TestCheckpointBound(t *testing.T) {
 	if len(cps) > 0 && cps[0].Pos() != last[0].Pos() {
 		t.Errorf("bounded log keeps %d, not the newest %d", cps[0].Pos(), last[0].Pos())
 	}
-	_ = fmt.Sprint()
 }
