@@ -15,6 +15,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,6 +39,10 @@ type gdbServer struct {
 	// live is the run debugged now (gdb_reverse.go).
 	rev  *reverseRun
 	live liveRun
+	// cancel is closed by gdb's ^C to abandon the reverse command in
+	// progress (nil: none; protected by cancelMu).
+	cancelMu sync.Mutex
+	cancel   chan struct{}
 }
 
 // listenGDB opens the -g address: a TCP port on localhost, HOST:PORT, or
@@ -256,7 +261,14 @@ func (t *gdbTarget) CatchSyscalls(on bool, nrs []uint64) error {
 // SetEvents implements gdbstub.EventReporter.
 func (t *gdbTarget) SetEvents(ev gdbstub.Events) { t.d.SetEvents(ev.Fork, ev.Vfork, ev.Exec) }
 
-func (t *gdbTarget) Interrupt()                { t.d.Interrupt() }
+// Interrupt implements gdbstub.Target: it abandons a reverse command in
+// progress, or stops the running process.
+func (t *gdbTarget) Interrupt() {
+	if !t.srv.interrupt() {
+		t.d.Interrupt()
+	}
+}
+
 func (t *gdbTarget) Kill()                     { t.d.Kill() }
 func (t *gdbTarget) Detach()                   { t.d.Detach() }
 func (t *gdbTarget) Auxv() ([]byte, error)     { return t.d.Auxv() }

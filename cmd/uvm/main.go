@@ -108,6 +108,8 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, rp *re
 		memprof   = fl.String("memprofile", "", "write a heap profile of uvm itself to FILE at exit")
 		gdbAddr   = fl.String("g", "", "serve the gdb remote protocol on PORT (localhost), HOST:PORT or unix:PATH (gdb.go)")
 		gdbWait   = fl.Bool("gdb-wait", false, "with -g: stop before the first instruction until gdb connects and continues")
+		ckptEvery = fl.Uint64("checkpoint-interval", tasks.DefaultCheckpointInterval, "with --det -g: checkpoint the emulated system every N instructions, where reverse execution re-executes from (0: none, from the program's start)")
+		ckptMem   = fl.String("checkpoint-mem", "1G", "with --checkpoint-interval: bound on the checkpoints' memory (SIZE with K, M, G suffixes); past it the oldest are dropped and history starts later")
 	)
 	// Cache model flags (issue 6; package icache).
 	var (
@@ -364,7 +366,12 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, rp *re
 	}
 	var rev *reverseRun
 	if *gdbAddr != "" {
-		rev = newReverseRun(&opts, prog, append([]string{name}, fl.Args()[1:]...)) // gdb_reverse.go
+		mem, err := parseMemLimit(*ckptMem, 0)
+		if err != nil || mem <= 0 {
+			fmt.Fprintf(stderr, "uvm run: --checkpoint-mem %s: want a positive size\n", *ckptMem)
+			return 2
+		}
+		rev = newReverseRun(&opts, prog, append([]string{name}, fl.Args()[1:]...), *ckptEvery, mem) // gdb_reverse.go
 	}
 	k := tasks.NewKernel(opts)
 	rev.attach(k)

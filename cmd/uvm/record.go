@@ -92,6 +92,7 @@ var notRecorded = map[string]bool{
 	"record": true, "record-limit": true, "trace": true, "strace": true, "trace-hash": true,
 	"trace-insn": true, "stats": true, "pprof": true, "pprof-period": true, "pprof-contention": true,
 	"cpuprofile": true, "memprofile": true, "probe-log": true, "g": true, "gdb-wait": true,
+	"checkpoint-interval": true, "checkpoint-mem": true,
 	"E": true, "U": true, "clean-env": true, "L": true, "root": true,
 }
 

@@ -742,6 +742,9 @@ func (s *session) wait(ch <-chan Stop) ([]byte, bool, error) {
 	for {
 		select {
 		case st := <-ch:
+			if st.Err != "" {
+				return errText(st.Err), false, nil
+			}
 			s.last = st
 			s.gThread = 0
 			if st.Kind != StopSignal {

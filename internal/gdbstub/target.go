@@ -87,6 +87,10 @@ type Stop struct {
 	// HistoryBegin: a reverse execution found no earlier point and
 	// stopped at the start of the history (replaylog:begin).
 	HistoryBegin bool
+	// Err, when not empty, is the failure of a reverse command that
+	// failed after it started (it answers E.text; the process is where
+	// it was).
+	Err string
 }
 
 // StopEvent is an event a SIGTRAP stop reports (gdb's catchpoints).

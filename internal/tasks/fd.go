@@ -68,6 +68,11 @@ func newFDTable(k *Kernel) *fdTable {
 	}
 	t.install(1, stdioWriter(k.opts.Stdout, "/dev/stdout"), false)
 	t.install(2, stdioWriter(k.opts.Stderr, "/dev/stderr"), false)
+	if k.stdioFiles[0] == nil {
+		for i := range k.stdioFiles {
+			k.stdioFiles[i] = t.fds[int32(i)].f
+		}
+	}
 	return t
 }
 

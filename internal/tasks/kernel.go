@@ -205,6 +205,11 @@ type Kernel struct {
 	// stdio counts the guest's output for a debugger's replays
 	// (debug_reverse.go).
 	stdio stdioCount
+	// stdioFiles are the open files newFDTable made for fds 0, 1 and 2
+	// of the first process, and ckpt the checkpoints of a debugged
+	// deterministic run (checkpoint.go; nil: none taken).
+	stdioFiles [3]*openFile
+	ckpt       *CheckpointLog
 	// vdso is the vDSO's kernel side (vdso.go); nil with Options.NoVDSO.
 	vdso *vdsoState
 	// procfsBootID is /proc/sys/kernel/random/boot_id, drawn once

@@ -117,8 +117,12 @@ func (t *Task) stateApp(rc *runCtx) runState {
 		// The slice spans exits: a thread that traps or makes
 		// syscalls in a loop still yields after its quantum.
 		if t.sliceLeft <= 0 {
+			if k.ckpt != nil {
+				t.maybeCheckpoint() // checkpoint.go
+			}
 			t.sliceLeft = k.det.budget()
 		}
+		t.detClean = false
 		budget = t.sliceLeft
 	}
 	before := t.cpu.Retired()
@@ -159,6 +163,7 @@ func (t *Task) stateApp(rc *runCtx) runState {
 	if k.det != nil {
 		t.sliceLeft -= int64(t.cpu.Retired() - before)
 		if t.sliceLeft <= 0 && !(ex.Reason == vm.ExitStep && stepping) {
+			t.detClean = ex.Reason == vm.ExitBudget
 			k.det.yield(t)
 		}
 	}

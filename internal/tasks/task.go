@@ -280,6 +280,10 @@ type Task struct {
 	lastIMiss, lastDMiss uint64
 	// sliceLeft is what remains of the thread's deterministic quantum.
 	sliceLeft int64
+	// detClean: the thread yielded the baton between two instructions
+	// (or has not run yet), so a checkpoint can restart it at the top
+	// of its loop (checkpoint.go).
+	detClean bool
 	// clock is the guest profiler's per-thread sampling clock.
 	clock guestprof.Clock
 	// cclock is its cycle clock (--pprof-clock=cycles; armed on the
@@ -293,7 +297,7 @@ type Task struct {
 }
 
 func (tg *ThreadGroup) newTask(cpu vm.CPU, tid int32) *Task {
-	t := &Task{tg: tg, tid: tid, cpu: cpu, baton: make(chan struct{}, 1), alt: signals.DisabledStack}
+	t := &Task{tg: tg, tid: tid, cpu: cpu, baton: make(chan struct{}, 1), alt: signals.DisabledStack, detClean: true}
 	t.setupClock()
 	t.setupArchCPU()
 	t.accounted = cpu.Retired()
