@@ -77,6 +77,19 @@ func TestNetHost(t *testing.T) {
 					t.Fatalf("status %d stdout %q want %q stderr %q", code, out, want, errOut)
 				}
 			})
+			t.Run("recvmmsg-timeout", func(t *testing.T) {
+				// The corpus's sock_mmsg (recvmmsg's timeout, checked
+				// after each datagram) on host UDP sockets.
+				want, err := os.ReadFile("../../testdata/expected/sock_mmsg.out")
+				if err != nil {
+					t.Fatal(err)
+				}
+				mm, _ := filepath.Abs(filepath.Join("../../testdata/bin", arch, "sock_mmsg"))
+				out, errOut, code := runNetHost(t, nil, mm)
+				if code != 0 || out != string(want) || errOut != "" {
+					t.Fatalf("status %d\nstdout:\n%s\nwant:\n%s\nstderr:\n%s", code, out, want, errOut)
+				}
+			})
 			t.Run("go-net", func(t *testing.T) {
 				// The corpus's Go net guest (netpoller, TCP over 127.0.0.1
 				// and [::1], UDP, a refused dial), now on host sockets.

@@ -630,21 +630,21 @@ func hostMmsg(send bool) hostSockCall {
 		if !ok {
 			return 0, false
 		}
-		vlen := min(a[2], 1024)
 		flags := int(int32(a[3]))
-		if !send && a[4] != 0 {
-			t.sockUnimpl("recvmmsg timeout")
+		if !send {
+			mt, e := t.readMmsgTimeout(a[4])
+			if e != 0 {
+				return errRet(e), true
+			}
+			return t.recvmmsg(a[1], a[2], flags, mt, func(mh uint64, flags int) (int, Errno) {
+				return h.recvmsg1(t, f, mh, flags)
+			}), true
 		}
+		vlen := min(a[2], 1024)
 		var i uint64
 		for ; i < vlen; i++ {
 			mh := a[1] + i*mmsghdrSize
-			var n int
-			var e Errno
-			if send {
-				n, e = h.sendmsg1(t, f, mh, flags)
-			} else {
-				n, e = h.recvmsg1(t, f, mh, flags)
-			}
+			n, e := h.sendmsg1(t, f, mh, flags)
 			if e != 0 {
 				if i == 0 {
 					return errRet(e), true
@@ -653,9 +653,6 @@ func hostMmsg(send bool) hostSockCall {
 			}
 			if e := t.putU32(mh+msghdrSize, uint32(n)); e != 0 {
 				return errRet(e), true
-			}
-			if !send && flags&msgWAITFORONE != 0 {
-				flags |= msgDONTWAIT
 			}
 		}
 		return i, true
