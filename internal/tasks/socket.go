@@ -768,6 +768,14 @@ func (t *Task) newSocket(family, typ, proto int) (*sock, Errno) {
 			proto = ipprotoTCP
 		case base == sockDGRAM && (proto == 0 || proto == ipprotoUDP):
 			proto = ipprotoUDP
+		case base == sockSTREAM && proto == ipprotoMPTCP:
+			// The in-kernel stack has no Multipath TCP: Linux built
+			// without CONFIG_MPTCP answers EPROTONOSUPPORT (inet_create
+			// finds no protocol), and Go's listeners, which probe it,
+			// fall back to plain TCP on that errno. --net=host asks the
+			// host kernel instead.
+			t.sockUnimpl("socket " + famName2(family) + " IPPROTO_MPTCP (no Multipath TCP in the in-kernel stack: EPROTONOSUPPORT)")
+			return nil, EPROTONOSUPPORT
 		default:
 			t.sockUnimpl("socket " + famName2(family) + " type " + itoa(base) + " protocol " + itoa(proto))
 			return nil, EPROTONOSUPPORT
@@ -1239,6 +1247,9 @@ func (s *sock) fromBytes(r recvResult) []byte {
 	}
 	return r.from.encode()
 }
+
+// ipprotoMPTCP is IPPROTO_MPTCP (Multipath TCP).
+const ipprotoMPTCP = 262
 
 // msghdr offsets (LP64: the same on both arches).
 const (

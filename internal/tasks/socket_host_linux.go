@@ -684,9 +684,6 @@ var hostSockOpts = func() map[sockOpt]bool {
 
 const hostOptMax = 256
 
-// ipprotoMPTCP is IPPROTO_MPTCP.
-const ipprotoMPTCP = 262
-
 func hostSetsockopt(t *Task, a [6]uint64) (uint64, bool) {
 	h, _, ok := t.hostSockOf(a[0])
 	if !ok {
