@@ -183,7 +183,7 @@ func (e procEntry) gone() bool {
 // procPIDNames are the entries of a /proc/PID directory
 // (and of task/TID, less "task"), in listing order.
 var procPIDNames = []string{"auxv", "cmdline", "comm", "cwd", "environ", "exe", "fd", "fdinfo", "limits",
-	"maps", "mem", "mountinfo", "mounts", "net", "oom_score", "oom_score_adj", "root", "smaps_rollup",
+	"maps", "mem", "mountinfo", "mounts", "net", "oom_score", "oom_score_adj", "root", "smaps", "smaps_rollup",
 	"stat", "statm", "status", "task"}
 
 // procSplit splits a path under /proc into its components (after
@@ -423,6 +423,8 @@ func (t *Task) procPIDLookup(p procPID, c []string) (procEntry, bool, Errno) {
 			return file(0o444, func() ([]byte, Errno) { return procLimits(tg), 0 }), true, 0
 		case "maps":
 			return guarded(file(0o444, func() ([]byte, Errno) { return procMaps(tg), 0 })), true, 0
+		case "smaps":
+			return guarded(file(0o444, func() ([]byte, Errno) { return procSmaps(tg), 0 })), true, 0
 		case "smaps_rollup":
 			return guarded(file(0o444, func() ([]byte, Errno) { return procSmapsRollup(tg), 0 })), true, 0
 		case "oom_score":
@@ -917,45 +919,4 @@ func procMaps(tg *ThreadGroup) []byte {
 		maps += vsyscallMapsLine
 	}
 	return []byte(maps)
-}
-
-// procSmapsRollup is /proc/PID/smaps_rollup: the address range of all
-// mappings and the resident set (every resident page counts as private
-// anonymous memory in uvm's model of it).
-func procSmapsRollup(tg *ThreadGroup) []byte {
-	vmas := tg.mm.VMAs()
-	var lo, hi uint64
-	if len(vmas) > 0 {
-		lo, hi = vmas[0].Start, vmas[len(vmas)-1].End
-	}
-	if tg.arch.vsyscall {
-		hi = vsyscallAddr + vm.PageSize
-	}
-	rss := tg.mm.RSS() * vm.PageSize >> 10
-	var b strings.Builder
-	fmt.Fprintf(&b, "%08x-%08x ---p 00000000 00:00 0%s[rollup]\n", lo, hi, strings.Repeat(" ", 26))
-	line := func(name string, kb int64) { fmt.Fprintf(&b, "%-16s%8d kB\n", name+":", kb) }
-	line("Rss", rss)
-	line("Pss", rss)
-	line("Pss_Dirty", rss)
-	line("Pss_Anon", rss)
-	line("Pss_File", 0)
-	line("Pss_Shmem", 0)
-	line("Shared_Clean", 0)
-	line("Shared_Dirty", 0)
-	line("Private_Clean", 0)
-	line("Private_Dirty", rss)
-	line("Referenced", rss)
-	line("Anonymous", rss)
-	line("KSM", 0)
-	line("LazyFree", 0)
-	line("AnonHugePages", 0)
-	line("ShmemPmdMapped", 0)
-	line("FilePmdMapped", 0)
-	line("Shared_Hugetlb", 0)
-	line("Private_Hugetlb", 0)
-	line("Swap", 0)
-	line("SwapPss", 0)
-	line("Locked", 0)
-	return []byte(b.String())
 }
