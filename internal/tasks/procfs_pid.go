@@ -134,8 +134,8 @@ func (t *Task) procAccess(p procPID) Errno {
 	oc := o.creds()
 	if c.fsuid == oc.uid && c.fsuid == oc.euid && c.fsuid == oc.suid &&
 		c.fsgid == oc.gid && c.fsgid == oc.egid && c.fsgid == oc.sgid &&
-		oc.capPrm&^c.capPrm == 0 {
-		return 0
+		oc.capPrm&^c.capPrm == 0 && !p.tg.isUndumpable() {
+		return 0 // an undumpable target needs CAP_SYS_PTRACE
 	}
 	return EACCES
 }
@@ -367,9 +367,21 @@ func (t *Task) procLookup(g string) (ent procEntry, ok bool, e Errno) {
 	return t.procPIDLookup(p, c)
 }
 
+// isUndumpable reports PR_GET_DUMPABLE's 0.
+func (tg *ThreadGroup) isUndumpable() bool {
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	return tg.pr.undumpable
+}
+
 // procOwner is the owner /proc/PID files show: the thread's effective
-// ids (task_dump_owner).
-func (p procPID) owner() (uid, gid uint32) {
+// ids, or root's while the process is undumpable (task_dump_owner), but
+// for the world-readable directories (mode 0555: /proc/PID itself,
+// task/TID), which keep the effective ids.
+func (p procPID) owner(mode uint32) (uid, gid uint32) {
+	if mode != sIFDIR|0o555 && p.tg.isUndumpable() {
+		return 0, 0
+	}
 	if o := p.thread(); o != nil {
 		c := o.creds()
 		return c.euid, c.egid
@@ -379,13 +391,13 @@ func (p procPID) owner() (uid, gid uint32) {
 }
 
 func (t *Task) procDirEntry(p procPID, g string, perm uint32, list func() []dirent) procEntry {
-	uid, gid := p.owner()
+	uid, gid := p.owner(sIFDIR | perm)
 	return procEntry{path: g, mode: sIFDIR | perm, uid: uid, gid: gid, dirents: list, owner: p.tg}
 }
 
 // procPIDLookup resolves the components c inside p's directory.
 func (t *Task) procPIDLookup(p procPID, c []string) (procEntry, bool, Errno) {
-	uid, gid := p.owner()
+	uid, gid := p.owner(0) // files, links and the 0500 directories
 	if len(c) == 0 {
 		return t.procDirEntry(p, p.base, 0o555, func() []dirent { return t.procPIDDirents(p) }), true, 0
 	}
