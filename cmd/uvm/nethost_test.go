@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -75,6 +76,42 @@ func TestNetHost(t *testing.T) {
 				out, errOut, code := runNetHost(t, nil, bin, "refused", port)
 				if want := "connect: Connection refused\n"; code != 0 || out != want {
 					t.Fatalf("status %d stdout %q want %q stderr %q", code, out, want, errOut)
+				}
+			})
+			t.Run("recvmmsg-timeout", func(t *testing.T) {
+				// The corpus's sock_mmsg (recvmmsg's timeout, checked
+				// after each datagram) on host UDP sockets.
+				want, err := os.ReadFile("../../testdata/expected/sock_mmsg.out")
+				if err != nil {
+					t.Fatal(err)
+				}
+				mm, _ := filepath.Abs(filepath.Join("../../testdata/bin", arch, "sock_mmsg"))
+				out, errOut, code := runNetHost(t, nil, mm)
+				if code != 0 || out != string(want) || errOut != "" {
+					t.Fatalf("status %d\nstdout:\n%s\nwant:\n%s\nstderr:\n%s", code, out, want, errOut)
+				}
+			})
+			t.Run("cmsg", func(t *testing.T) {
+				// sock_hostcmsg: IP_PKTINFO/TOS/TTL, SO_TIMESTAMP(NS)
+				// and the IPv6 forms through sendmsg/recvmsg control
+				// messages, MSG_CTRUNC, and the refusals. The oracle is
+				// the amd64 binary run natively where it can be (the
+				// host kernel answers), else the recorded native output.
+				want, err := os.ReadFile("../../testdata/expected/sock_hostcmsg.out")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if runtime.GOARCH == "amd64" {
+					native, err := exec.Command(filepath.Join("../../testdata/bin/amd64/sock_hostcmsg")).Output()
+					if err != nil {
+						t.Fatalf("native run: %v", err)
+					}
+					want = native
+				}
+				cm, _ := filepath.Abs(filepath.Join("../../testdata/bin", arch, "sock_hostcmsg"))
+				out, errOut, code := runNetHost(t, nil, cm)
+				if code != 0 || out != string(want) || errOut != "" {
+					t.Fatalf("status %d\nstdout:\n%s\nwant:\n%s\nstderr:\n%s", code, out, want, errOut)
 				}
 			})
 			t.Run("go-net", func(t *testing.T) {

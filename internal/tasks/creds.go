@@ -191,7 +191,7 @@ func (t *Task) setUIDs(old, n *cred) uint64 {
 	if old.euid != 0 && n.euid == 0 {
 		n.capEff = n.capPrm
 	}
-	t.credp.Store(n)
+	t.commitCreds(n)
 	return 0
 }
 
@@ -283,7 +283,7 @@ func (t *Task) sysSetfsuid(uid uint32) uint64 {
 	if old.fsuid != 0 && uid == 0 {
 		n.capEff |= n.capPrm & capFSSet
 	}
-	t.credp.Store(n)
+	t.commitCreds(n)
 	return uint64(old.fsuid)
 }
 
@@ -299,7 +299,7 @@ func (t *Task) sysSetgid(gid uint32) uint64 {
 		return errRet(EPERM)
 	}
 	n.egid, n.fsgid = gid, gid
-	t.credp.Store(n)
+	t.commitCreds(n)
 	return 0
 }
 
@@ -323,7 +323,7 @@ func (t *Task) sysSetregid(rgid, egid uint32) uint64 {
 		n.sgid = n.egid
 	}
 	n.fsgid = n.egid
-	t.credp.Store(n)
+	t.commitCreds(n)
 	return 0
 }
 
@@ -347,7 +347,7 @@ func (t *Task) sysSetresgid(rgid, egid, sgid uint32) uint64 {
 		n.sgid = sgid
 	}
 	n.fsgid = n.egid
-	t.credp.Store(n)
+	t.commitCreds(n)
 	return 0
 }
 
@@ -361,7 +361,7 @@ func (t *Task) sysSetfsgid(gid uint32) uint64 {
 	}
 	n := old.clone()
 	n.fsgid = gid
-	t.credp.Store(n)
+	t.commitCreds(n)
 	return uint64(old.fsgid)
 }
 
@@ -421,7 +421,7 @@ func (t *Task) sysSetgroups(size int32, list uint64) uint64 {
 			return errRet(EINVAL)
 		}
 	}
-	t.credp.Store(n)
+	t.commitCreds(n)
 	return 0
 }
 
@@ -513,7 +513,7 @@ func (t *Task) sysCapset(hdr, data uint64) uint64 {
 	}
 	n := old.clone()
 	n.capEff, n.capPrm, n.capInh = eff, prm, inh
-	t.credp.Store(n)
+	t.commitCreds(n)
 	return 0
 }
 
@@ -538,7 +538,7 @@ func (t *Task) prctlCreds(op, arg uint64) (uint64, bool) {
 		}
 		n := old.clone()
 		n.capBnd &^= 1 << arg
-		t.credp.Store(n)
+		t.commitCreds(n)
 		return 0, true
 	}
 	return 0, false
@@ -563,7 +563,7 @@ func (t *Task) execCreds() {
 	if n.euid == 0 {
 		n.capEff = n.capPrm
 	}
-	t.credp.Store(n)
+	t.commitCreds(n)
 	t.tg.mu.Lock()
 	t.tg.pr.keepCaps = false
 	t.tg.mu.Unlock()
@@ -586,4 +586,21 @@ func (k *Kernel) findTask(tid int32) *Task {
 		}
 	}
 	return nil
+}
+
+// commitCreds installs n as t's credentials, as Linux's commit_creds: a
+// change of the effective or fs uid or gid, or permitted capabilities
+// that are not a subset of the old ones, makes the process undumpable
+// (fs.suid_dumpable's default, 0: /proc/PID/ owned by root, ptrace
+// access only with CAP_SYS_PTRACE) until PR_SET_DUMPABLE or an execve
+// without set-id bits makes it dumpable again.
+func (t *Task) commitCreds(n *cred) {
+	old := t.creds()
+	t.credp.Store(n)
+	if old.euid != n.euid || old.egid != n.egid || old.fsuid != n.fsuid || old.fsgid != n.fsgid ||
+		n.capPrm&^old.capPrm != 0 {
+		t.tg.mu.Lock()
+		t.tg.pr.undumpable = true
+		t.tg.mu.Unlock()
+	}
 }

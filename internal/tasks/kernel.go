@@ -195,6 +195,8 @@ type Kernel struct {
 	acct *vm.MemAccount
 	// threads counts live guest threads (Limits.MaxThreads).
 	threads atomic.Int64
+	// loadavg is the load average (loadavg.go).
+	loadavg loadAvg
 	// keepAlive is set while hangLikeLinux runs (parallel mode).
 	keepAlive atomic.Bool
 	// ipc is the System V IPC namespace (sysv_ipc.go).

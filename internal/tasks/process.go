@@ -649,7 +649,10 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 	oldMM := tg.mm
 	tg.mu.Lock()
 	tg.mm, tg.arch, tg.img = mm, a, img
-	t.comm, tg.pr.undumpable = "", false
+	// Dumpable again, as begin_new_exec decides it from the ids before
+	// the exec's own credentials (execCreds, below) are committed.
+	c := t.creds()
+	t.comm, tg.pr.undumpable = "", c.euid != c.uid || c.egid != c.gid
 	tg.cmdline = cmdline(argv)
 	tg.environ = cmdline(envp)
 	tg.mu.Unlock()

@@ -441,13 +441,14 @@ func (t *Task) procUptime() []byte {
 	return fmt.Appendf(nil, "%d.%02d %d.%02d\n", up/100, up%100, si/100, si%100)
 }
 
-// procLoadavg is /proc/loadavg. uvm keeps no load average (the three
-// averages read 0.00); the runnable/total entities and the last pid are
-// the kernel's.
+// procLoadavg is /proc/loadavg: the 1, 5 and 15 minute load averages
+// (loadavg.go), the active and total threads, and the last pid.
 func (t *Task) procLoadavg() []byte {
 	k := t.tg.k
 	k.mu.Lock()
 	last := k.nextPID
 	k.mu.Unlock()
-	return fmt.Appendf(nil, "0.00 0.00 0.00 1/%d %d\n", k.threads.Load(), last)
+	avg, active := k.loadSnapshot()
+	return fmt.Appendf(nil, "%s %s %s %d/%d %d\n", loadFmt(avg[0]), loadFmt(avg[1]), loadFmt(avg[2]),
+		max(active, 1), k.threads.Load(), last)
 }

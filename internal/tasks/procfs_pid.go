@@ -134,8 +134,8 @@ func (t *Task) procAccess(p procPID) Errno {
 	oc := o.creds()
 	if c.fsuid == oc.uid && c.fsuid == oc.euid && c.fsuid == oc.suid &&
 		c.fsgid == oc.gid && c.fsgid == oc.egid && c.fsgid == oc.sgid &&
-		oc.capPrm&^c.capPrm == 0 {
-		return 0
+		oc.capPrm&^c.capPrm == 0 && !p.tg.isUndumpable() {
+		return 0 // an undumpable target needs CAP_SYS_PTRACE
 	}
 	return EACCES
 }
@@ -183,7 +183,7 @@ func (e procEntry) gone() bool {
 // procPIDNames are the entries of a /proc/PID directory
 // (and of task/TID, less "task"), in listing order.
 var procPIDNames = []string{"auxv", "cmdline", "comm", "cwd", "environ", "exe", "fd", "fdinfo", "limits",
-	"maps", "mem", "mountinfo", "mounts", "net", "oom_score", "oom_score_adj", "root", "smaps_rollup",
+	"maps", "mem", "mountinfo", "mounts", "net", "oom_score", "oom_score_adj", "root", "smaps", "smaps_rollup",
 	"stat", "statm", "status", "task"}
 
 // procSplit splits a path under /proc into its components (after
@@ -367,9 +367,21 @@ func (t *Task) procLookup(g string) (ent procEntry, ok bool, e Errno) {
 	return t.procPIDLookup(p, c)
 }
 
+// isUndumpable reports PR_GET_DUMPABLE's 0.
+func (tg *ThreadGroup) isUndumpable() bool {
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	return tg.pr.undumpable
+}
+
 // procOwner is the owner /proc/PID files show: the thread's effective
-// ids (task_dump_owner).
-func (p procPID) owner() (uid, gid uint32) {
+// ids, or root's while the process is undumpable (task_dump_owner), but
+// for the world-readable directories (mode 0555: /proc/PID itself,
+// task/TID), which keep the effective ids.
+func (p procPID) owner(mode uint32) (uid, gid uint32) {
+	if mode != sIFDIR|0o555 && p.tg.isUndumpable() {
+		return 0, 0
+	}
 	if o := p.thread(); o != nil {
 		c := o.creds()
 		return c.euid, c.egid
@@ -379,13 +391,13 @@ func (p procPID) owner() (uid, gid uint32) {
 }
 
 func (t *Task) procDirEntry(p procPID, g string, perm uint32, list func() []dirent) procEntry {
-	uid, gid := p.owner()
+	uid, gid := p.owner(sIFDIR | perm)
 	return procEntry{path: g, mode: sIFDIR | perm, uid: uid, gid: gid, dirents: list, owner: p.tg}
 }
 
 // procPIDLookup resolves the components c inside p's directory.
 func (t *Task) procPIDLookup(p procPID, c []string) (procEntry, bool, Errno) {
-	uid, gid := p.owner()
+	uid, gid := p.owner(0) // files, links and the 0500 directories
 	if len(c) == 0 {
 		return t.procDirEntry(p, p.base, 0o555, func() []dirent { return t.procPIDDirents(p) }), true, 0
 	}
@@ -423,6 +435,8 @@ func (t *Task) procPIDLookup(p procPID, c []string) (procEntry, bool, Errno) {
 			return file(0o444, func() ([]byte, Errno) { return procLimits(tg), 0 }), true, 0
 		case "maps":
 			return guarded(file(0o444, func() ([]byte, Errno) { return procMaps(tg), 0 })), true, 0
+		case "smaps":
+			return guarded(file(0o444, func() ([]byte, Errno) { return procSmaps(tg), 0 })), true, 0
 		case "smaps_rollup":
 			return guarded(file(0o444, func() ([]byte, Errno) { return procSmapsRollup(tg), 0 })), true, 0
 		case "oom_score":
@@ -917,45 +931,4 @@ func procMaps(tg *ThreadGroup) []byte {
 		maps += vsyscallMapsLine
 	}
 	return []byte(maps)
-}
-
-// procSmapsRollup is /proc/PID/smaps_rollup: the address range of all
-// mappings and the resident set (every resident page counts as private
-// anonymous memory in uvm's model of it).
-func procSmapsRollup(tg *ThreadGroup) []byte {
-	vmas := tg.mm.VMAs()
-	var lo, hi uint64
-	if len(vmas) > 0 {
-		lo, hi = vmas[0].Start, vmas[len(vmas)-1].End
-	}
-	if tg.arch.vsyscall {
-		hi = vsyscallAddr + vm.PageSize
-	}
-	rss := tg.mm.RSS() * vm.PageSize >> 10
-	var b strings.Builder
-	fmt.Fprintf(&b, "%08x-%08x ---p 00000000 00:00 0%s[rollup]\n", lo, hi, strings.Repeat(" ", 26))
-	line := func(name string, kb int64) { fmt.Fprintf(&b, "%-16s%8d kB\n", name+":", kb) }
-	line("Rss", rss)
-	line("Pss", rss)
-	line("Pss_Dirty", rss)
-	line("Pss_Anon", rss)
-	line("Pss_File", 0)
-	line("Pss_Shmem", 0)
-	line("Shared_Clean", 0)
-	line("Shared_Dirty", 0)
-	line("Private_Clean", 0)
-	line("Private_Dirty", rss)
-	line("Referenced", rss)
-	line("Anonymous", rss)
-	line("KSM", 0)
-	line("LazyFree", 0)
-	line("AnonHugePages", 0)
-	line("ShmemPmdMapped", 0)
-	line("FilePmdMapped", 0)
-	line("Shared_Hugetlb", 0)
-	line("Private_Hugetlb", 0)
-	line("Swap", 0)
-	line("SwapPss", 0)
-	line("Locked", 0)
-	return []byte(b.String())
 }

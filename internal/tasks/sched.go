@@ -366,6 +366,11 @@ func (t *Task) waitOn(ready func() bool, wake func(buf []<-chan struct{}) []<-ch
 		if timeoutNs >= 0 {
 			w.deadline = k.det.now() + timeoutNs
 		}
+		if done() {
+			return false
+		}
+		k.loadChange(-1) // blocked: not in the load average
+		defer k.loadChange(1)
 		return k.det.block(t, w)
 	}
 	if done() {
@@ -374,6 +379,8 @@ func (t *Task) waitOn(ready func() bool, wake func(buf []<-chan struct{}) []<-ch
 	if timeoutNs == 0 {
 		return true
 	}
+	k.loadChange(-1)
+	defer k.loadChange(1)
 	var tc <-chan time.Time
 	if timeoutNs > 0 {
 		tm := time.NewTimer(time.Duration(timeoutNs))

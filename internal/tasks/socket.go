@@ -773,6 +773,14 @@ func (t *Task) newSocket(family, typ, proto int) (*sock, Errno) {
 			proto = ipprotoTCP
 		case base == sockDGRAM && (proto == 0 || proto == ipprotoUDP):
 			proto = ipprotoUDP
+		case base == sockSTREAM && proto == ipprotoMPTCP:
+			// The in-kernel stack has no Multipath TCP: Linux built
+			// without CONFIG_MPTCP answers EPROTONOSUPPORT (inet_create
+			// finds no protocol), and Go's listeners, which probe it,
+			// fall back to plain TCP on that errno. --net=host asks the
+			// host kernel instead.
+			t.sockUnimpl("socket " + famName2(family) + " IPPROTO_MPTCP (no Multipath TCP in the in-kernel stack: EPROTONOSUPPORT)")
+			return nil, EPROTONOSUPPORT
 		default:
 			t.sockUnimpl("socket " + famName2(family) + " type " + itoa(base) + " protocol " + itoa(proto))
 			return nil, EPROTONOSUPPORT
@@ -1253,6 +1261,9 @@ func (s *sock) fromBytes(r recvResult) []byte {
 	return r.from.encode()
 }
 
+// ipprotoMPTCP is IPPROTO_MPTCP (Multipath TCP).
+const ipprotoMPTCP = 262
+
 // msghdr offsets (LP64: the same on both arches).
 const (
 	mhName       = 0
@@ -1476,33 +1487,17 @@ func sysSendmmsg(t *Task, a [6]uint64) uint64 {
 }
 
 func sysRecvmmsg(t *Task, a [6]uint64) uint64 {
+	mt, e := t.readMmsgTimeout(a[4])
+	if e != 0 {
+		return errRet(e)
+	}
 	s, f, e := t.fileSock(int32(a[0]))
 	if e != 0 {
 		return errRet(e)
 	}
-	vlen := min(a[2], 1024)
-	flags := int(int32(a[3]))
-	if a[4] != 0 {
-		t.sockUnimpl("recvmmsg timeout")
-	}
-	var i uint64
-	for ; i < vlen; i++ {
-		mh := a[1] + i*mmsghdrSize
-		n, e := t.recvmsg1(s, f, mh, flags)
-		if e != 0 {
-			if i == 0 {
-				return errRet(e)
-			}
-			break
-		}
-		if e := t.putU32(mh+msghdrSize, uint32(n)); e != 0 {
-			return errRet(e)
-		}
-		if flags&msgWAITFORONE != 0 {
-			flags |= msgDONTWAIT
-		}
-	}
-	return i
+	return t.recvmmsg(a[1], a[2], int(int32(a[3])), mt, func(mh uint64, flags int) (int, Errno) {
+		return t.recvmsg1(s, f, mh, flags)
+	})
 }
 
 // ioctler is a file kind with ioctls of its own (sysIoctl asks it after

@@ -199,6 +199,12 @@ const hostRecvFlags = msgOOB | msgPEEK | msgTRUNC | msgWAITALL
 // send sends b (to: a raw sockaddr, nil for the connected peer). A
 // blocking stream send sends everything unless interrupted.
 func (h *hostSock) send(t *Task, f *openFile, b, to []byte, flags int) (int, Errno) {
+	return h.sendCtl(t, f, b, to, nil, flags)
+}
+
+// sendCtl is send with control messages (already checked by
+// hostSendCmsgs), which go with the first piece only.
+func (h *hostSock) sendCtl(t *Task, f *openFile, b, to, ctl []byte, flags int) (int, Errno) {
 	nonblock := f.flags&oNONBLOCK != 0 || flags&msgDONTWAIT != 0
 	hf := flags&hostSendFlags | msgDONTWAIT | msgNOSIGNAL
 	var toBuf []byte
@@ -210,11 +216,26 @@ func (h *hostSock) send(t *Task, f *openFile, b, to []byte, flags int) (int, Err
 	done := 0
 	for {
 		chunk := b[done:]
-		r, _, en := unix.Syscall6(unix.SYS_SENDTO, uintptr(h.fd), uintptr(bufPtr(chunk)), uintptr(len(chunk)),
-			uintptr(hf), uintptr(bufPtr(toBuf)), uintptr(len(to)))
+		var r uintptr
+		var en unix.Errno
+		if ctl != nil {
+			iov := unix.Iovec{Base: (*byte)(bufPtr(chunk))}
+			iov.SetLen(len(chunk))
+			msg := unix.Msghdr{Iov: &iov, Control: &ctl[0]}
+			msg.SetIovlen(1)
+			msg.SetControllen(len(ctl))
+			if to != nil {
+				msg.Name, msg.Namelen = &toBuf[0], uint32(len(to))
+			}
+			r, _, en = unix.Syscall(unix.SYS_SENDMSG, uintptr(h.fd), uintptr(unsafe.Pointer(&msg)), uintptr(hf))
+		} else {
+			r, _, en = unix.Syscall6(unix.SYS_SENDTO, uintptr(h.fd), uintptr(bufPtr(chunk)), uintptr(len(chunk)),
+				uintptr(hf), uintptr(bufPtr(toBuf)), uintptr(len(to)))
+		}
 		e := Errno(en)
 		switch {
 		case e == 0:
+			ctl = nil
 			done += int(r)
 			if done >= len(b) || h.typ != sockSTREAM {
 				return done, 0
@@ -247,6 +268,7 @@ type hostRecv struct {
 	ret   int    // the host's count (MSG_TRUNC: the datagram's length)
 	from  []byte // source address (empty for a connected stream)
 	flags int    // msg_flags
+	ctl   []byte // the host's control messages (recvCtl with room for them)
 }
 
 // Receive buffer caps: a stream read returns at most hostStreamChunk
@@ -258,6 +280,12 @@ const (
 )
 
 func (h *hostSock) recv(t *Task, f *openFile, n int, flags int) (hostRecv, Errno) {
+	return h.recvCtl(t, f, n, 0, flags)
+}
+
+// recvCtl is recv with room for ctlCap bytes of control messages (the
+// first receive's; MSG_CTRUNC comes from the host).
+func (h *hostSock) recvCtl(t *Task, f *openFile, n, ctlCap int, flags int) (hostRecv, Errno) {
 	var r hostRecv
 	nonblock := f.flags&oNONBLOCK != 0 || flags&msgDONTWAIT != 0
 	hf := flags&hostRecvFlags | msgDONTWAIT
@@ -269,12 +297,20 @@ func (h *hostSock) recv(t *Task, f *openFile, n int, flags int) (hostRecv, Errno
 	buf := make([]byte, n)
 	name := make([]byte, 128)
 	rcvTimeo, _ := h.timeouts()
+	var ctl []byte
+	if ctlCap > 0 {
+		ctl = make([]byte, min(ctlCap, hostCtlMax))
+	}
 	got := 0
 	for {
 		iov := unix.Iovec{Base: (*byte)(bufPtr(buf[got:]))}
 		iov.SetLen(n - got)
 		msg := unix.Msghdr{Name: &name[0], Namelen: uint32(len(name)), Iov: &iov}
 		msg.SetIovlen(1)
+		if ctl != nil {
+			msg.Control = &ctl[0]
+			msg.SetControllen(len(ctl))
+		}
 		c, _, en := unix.Syscall(unix.SYS_RECVMSG, uintptr(h.fd), uintptr(unsafe.Pointer(&msg)), uintptr(hf))
 		e := Errno(en)
 		switch {
@@ -283,6 +319,10 @@ func (h *hostSock) recv(t *Task, f *openFile, n int, flags int) (hostRecv, Errno
 			if r.from == nil {
 				r.from = append([]byte{}, name[:min(int(msg.Namelen), len(name))]...)
 				r.flags = int(msg.Flags)
+				if ctl != nil {
+					r.ctl = ctl[:min(int(msg.Controllen), len(ctl))]
+				}
+				ctl = nil
 			}
 			if flags&msgWAITALL != 0 && flags&msgPEEK == 0 && h.typ == sockSTREAM && k > 0 && got+k < n && !nonblock {
 				got += k
@@ -575,28 +615,41 @@ func (h *hostSock) sendmsg1(t *Task, f *openFile, mh uint64, flags int) (int, Er
 	if e != 0 {
 		return 0, e
 	}
-	if m.field64(mhControlLen) > 0 {
-		t.sockUnimpl("sendmsg control messages on a --net=host socket")
-		return 0, EINVAL
+	var ctl []byte
+	if cl := m.field64(mhControlLen); cl > 0 {
+		if ctl, e = t.hostSendCmsgs(h, m.field64(mhControl), cl); e != 0 {
+			return 0, e
+		}
 	}
-	return h.send(t, f, data, to, flags)
+	return h.sendCtl(t, f, data, to, ctl, flags)
 }
 
-// recvmsg1 receives into one guest msghdr from a host socket (no
-// control messages: none of the passed-through options makes any).
+// recvmsg1 receives into one guest msghdr from a host socket, with the
+// host's control messages (those of the passed-through IP_PKTINFO,
+// IP_RECVTOS, SO_TIMESTAMP… options) checked and copied out.
 func (h *hostSock) recvmsg1(t *Task, f *openFile, mh uint64, flags int) (int, Errno) {
 	m, e := t.readMsgHeader(mh)
 	if e != 0 {
 		return 0, e
 	}
-	r, e := h.recv(t, f, int(m.total), flags)
+	space := m.field64(mhControlLen)
+	if int64(space) < 0 {
+		space = 0
+	}
+	r, e := h.recvCtl(t, f, int(m.total), int(min(space, hostCtlMax)), flags)
 	if e != 0 {
 		return 0, e
 	}
 	if e := t.scatterMsg(m, r.data, r.from); e != 0 {
 		return 0, e
 	}
-	if e := t.putU64(mh+mhControlLen, 0); e != 0 {
+	ctl := t.hostRecvCmsgs(r.ctl)
+	if len(ctl) > 0 {
+		if e := t.writeBytes(m.field64(mhControl), ctl); e != 0 {
+			return 0, e
+		}
+	}
+	if e := t.putU64(mh+mhControlLen, uint64(len(ctl))); e != 0 {
 		return 0, e
 	}
 	if e := t.putU32(mh+mhFlags, uint32(r.flags)); e != 0 {
@@ -630,21 +683,21 @@ func hostMmsg(send bool) hostSockCall {
 		if !ok {
 			return 0, false
 		}
-		vlen := min(a[2], 1024)
 		flags := int(int32(a[3]))
-		if !send && a[4] != 0 {
-			t.sockUnimpl("recvmmsg timeout")
+		if !send {
+			mt, e := t.readMmsgTimeout(a[4])
+			if e != 0 {
+				return errRet(e), true
+			}
+			return t.recvmmsg(a[1], a[2], flags, mt, func(mh uint64, flags int) (int, Errno) {
+				return h.recvmsg1(t, f, mh, flags)
+			}), true
 		}
+		vlen := min(a[2], 1024)
 		var i uint64
 		for ; i < vlen; i++ {
 			mh := a[1] + i*mmsghdrSize
-			var n int
-			var e Errno
-			if send {
-				n, e = h.sendmsg1(t, f, mh, flags)
-			} else {
-				n, e = h.recvmsg1(t, f, mh, flags)
-			}
+			n, e := h.sendmsg1(t, f, mh, flags)
 			if e != 0 {
 				if i == 0 {
 					return errRet(e), true
@@ -653,9 +706,6 @@ func hostMmsg(send bool) hostSockCall {
 			}
 			if e := t.putU32(mh+msghdrSize, uint32(n)); e != 0 {
 				return errRet(e), true
-			}
-			if !send && flags&msgWAITFORONE != 0 {
-				flags |= msgDONTWAIT
 			}
 		}
 		return i, true
@@ -669,14 +719,17 @@ var hostSockOpts = func() map[sockOpt]bool {
 	m := map[sockOpt]bool{}
 	for level, names := range map[int][]int{
 		solSOCKET: {soREUSEADDR, soREUSEPORT, soKEEPALIVE, soBROADCAST, soSNDBUF, soRCVBUF, soLINGER,
-			soERROR, soTYPE, soDOMAIN, soPROTOCOL, soACCEPTCONN, soOOBINLINE, soRCVLOWAT},
+			soERROR, soTYPE, soDOMAIN, soPROTOCOL, soACCEPTCONN, soOOBINLINE, soRCVLOWAT,
+			scmTIMESTAMP, scmTIMESTAMPNS, scmTIMESTAMPNEW, scmTIMESTAMPNSN},
 		// NODELAY, MAXSEG, CORK, KEEPIDLE, KEEPINTVL, KEEPCNT, QUICKACK,
 		// USER_TIMEOUT, NOTSENT_LOWAT
 		ipprotoTCP: {tcpNODELAY, tcpMAXSEG, 3, 4, 5, 6, 12, 18, 25},
-		// TOS, TTL, MTU_DISCOVER, MULTICAST_TTL, MULTICAST_LOOP
-		ipprotoIP: {1, 2, 10, 33, 34},
-		// V6ONLY, UNICAST_HOPS, MULTICAST_HOPS, MULTICAST_LOOP, TCLASS
-		ipprotoIPV6: {ipv6V6ONLY, 16, 18, 19, 67},
+		// TOS, TTL, MTU_DISCOVER, MULTICAST_TTL, MULTICAST_LOOP, and
+		// those asking for control messages (socket_host_cmsg_linux.go)
+		ipprotoIP: {1, 2, 10, 33, 34, cmsgIPPKTINFO, cmsgIPRECVTTL, cmsgIPRECVTOS},
+		// V6ONLY, UNICAST_HOPS, MULTICAST_HOPS, MULTICAST_LOOP, TCLASS,
+		// and the control message ones
+		ipprotoIPV6: {ipv6V6ONLY, 16, 18, 19, 67, cmsgIPV6RECVPKT, cmsgIPV6RECVHOP, cmsgIPV6RECVTCL, cmsgIPV6DONTFRAG},
 	} {
 		for _, n := range names {
 			m[sockOpt{level, n}] = true
@@ -686,9 +739,6 @@ var hostSockOpts = func() map[sockOpt]bool {
 }()
 
 const hostOptMax = 256
-
-// ipprotoMPTCP is IPPROTO_MPTCP.
-const ipprotoMPTCP = 262
 
 func hostSetsockopt(t *Task, a [6]uint64) (uint64, bool) {
 	h, _, ok := t.hostSockOf(a[0])

@@ -21,6 +21,12 @@ func TestSocketFamiliesFailLoudly(t *testing.T) {
 	s, e := task.newSocket(afUNIX, sockRAW, 0)
 	require.Zero(t, e)
 	require.Equal(t, sockDGRAM, s.typ, "AF_UNIX SOCK_RAW is a datagram socket")
+	for _, fam := range []int{afINET, afINET6} {
+		_, e = task.newSocket(fam, sockSTREAM|sockNONBLOCK, ipprotoMPTCP)
+		require.Equal(t, EPROTONOSUPPORT, e, "no Multipath TCP in-kernel (a kernel without CONFIG_MPTCP)")
+	}
+	require.Equal(t, 1, task.tg.k.unimpl["socket AF_INET IPPROTO_MPTCP (no Multipath TCP in the in-kernel stack: EPROTONOSUPPORT)"])
+	require.Equal(t, 1, task.tg.k.unimpl["socket AF_INET6 IPPROTO_MPTCP (no Multipath TCP in the in-kernel stack: EPROTONOSUPPORT)"])
 	_, e = task.newSocket(afINET, sockSEQPACKET, 0)
 	require.Equal(t, EPROTONOSUPPORT, e)
 	require.Equal(t, EOPNOTSUPP, s.levelOK(ipprotoTCP))

@@ -345,7 +345,7 @@ func (t *Task) parseCmsgs(s *sock, addr, n uint64) (rights []*openFile, cred *uc
 	}
 	for off := uint64(0); off+16 <= n; {
 		l := le.Uint64(b[off:])
-		if l < 16 || off+l > n {
+		if l < 16 || l > n-off { // not off+l: a huge l wraps
 			return fail(EINVAL)
 		}
 		level, typ := int32(le.Uint32(b[off+8:])), int32(le.Uint32(b[off+12:]))
@@ -375,6 +375,8 @@ func (t *Task) parseCmsgs(s *sock, addr, n uint64) (rights []*openFile, cred *uc
 				}
 			}
 			cred = &c
+		case level == solSOCKETcmsg && (typ == scmRIGHTS || typ == scmCREDS):
+			// On INET: ignored, as Linux's __sock_cmsg_send does.
 		default:
 			t.sockUnimpl(fmt.Sprintf("control message level %d type %d on %s", level, typ, famName2(s.family)))
 			return fail(EINVAL)

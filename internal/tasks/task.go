@@ -305,6 +305,7 @@ func (tg *ThreadGroup) newTask(cpu vm.CPU, tid int32) *Task {
 	t.newUtask()
 	tg.k.attachTiming(t)
 	tg.k.threads.Add(1)
+	tg.k.loadChange(1)
 	tg.mu.Lock()
 	if tg.tasks == nil {
 		tg.tasks = map[int32]*Task{}
@@ -560,6 +561,7 @@ func (t *Task) exited() {
 		}
 	}
 	tg.k.threads.Add(-1)
+	tg.k.loadChange(-1)
 	tg.mu.Lock()
 	delete(tg.tasks, t.tid)
 	tg.retired[t.tid] = t.cpu.Retired()

@@ -1436,3 +1436,26 @@ func (m *MM) SetFileIdentity(path string, dev, ino uint64) {
 		}
 	}
 }
+
+// PssShift is the fixed-point shift of Residency's proportional share
+// (Linux's PSS_SHIFT).
+const PssShift = 12
+
+// Residency counts the pages present in [start, end) for smaps: all of
+// them, those this address space maps alone (a mapcount of at most one;
+// a SharedObject's pages, whose sharers are not counted, are this address
+// space's own), and the proportional set size in bytes << PssShift (a
+// page shared copy-on-write by n address spaces counts 1/n).
+func (m *MM) Residency(start, end uint64) (present, private int64, pss uint64) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	m.walkPresent(start, end, func(_ uint64, e *pte) {
+		present++
+		n := uint64(max(e.page.mapcount.Load(), 1))
+		if n == 1 {
+			private++
+		}
+		pss += (PageSize << PssShift) / n
+	})
+	return present, private, pss
+}
