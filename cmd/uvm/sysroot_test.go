@@ -127,12 +127,12 @@ func sameFile(a, b string) bool {
 }
 
 // runReference runs argv on the host in the environment the uvm runs get
-// and returns its stdout and status; err: it did not run at all.
-func runReference(argv []string, stdin string) (string, int, error) {
+// (plus env) and returns its stdout and status; err: it did not run at all.
+func runReference(argv []string, stdin string, env ...string) (string, int, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = []string{"LC_ALL=C", "PATH=/usr/bin:/bin"}
+	cmd.Env = append([]string{"LC_ALL=C", "PATH=/usr/bin:/bin"}, env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out bytes.Buffer
 	cmd.Stdout = &out
