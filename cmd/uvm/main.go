@@ -146,6 +146,11 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, rp *re
 		return 2
 	}
 	prog := fl.Arg(0)
+	prefix, code := ldPrefix(*root, rp != nil, stderr) // ldprefix.go
+	if code != 0 {
+		return code
+	}
+	*root = prefix
 	env := []string{}
 	if !*cleanEnv {
 		env = os.Environ()
