@@ -48,8 +48,13 @@ func runModelBench(def benchDef, cfg benchConfig) (benchResult, error) {
 	if err := os.WriteFile(path, exe, 0o755); err != nil {
 		return res, err
 	}
+	// The guest sees the trigger as /trigger-ARCH in a root of its own:
+	// its path is on the guest's stack (AT_EXECFN), and a host path's
+	// length (the temporary directory's random name, TMPDIR) would move
+	// the stack and so the modelled cache lines, the cycles and the
+	// printed rates.
 	k := tasks.NewKernel(tasks.Options{Stdout: io.Discard, Stderr: os.Stderr, Deterministic: true,
-		Quantum: modelQuantum, Machine: cfg.machine})
+		Quantum: modelQuantum, Machine: cfg.machine, Chroot: dir})
 	md := k.Timing()
 	sample := md.Cycles(1e-3)
 	w0 := int64(cfg.warmup) * sample
@@ -99,7 +104,7 @@ func runModelBench(def benchDef, cfg benchConfig) (benchResult, error) {
 		return res, err
 	}
 	defer p.Close()
-	tg, err := k.Start(path, []string{"trigger", def.mode, strconv.Itoa(cfg.producers)})
+	tg, err := k.Start("/"+filepath.Base(path), []string{"trigger", def.mode, strconv.Itoa(cfg.producers)})
 	if err != nil {
 		return res, err
 	}
