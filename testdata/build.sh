@@ -41,9 +41,10 @@ declare -A AMD64_ONLY=(
 )
 # Programs whose arm64 run under qemu-user is no oracle (check skips it):
 # creds calls fchmodat2, which qemu 7.2 does not know (ENOSYS); procfs
-# reads qemu's own /proc (its threads, its environment); the
-# native amd64 run is its oracle.
-QEMU_SKIP="creds procfs"
+# reads qemu's own /proc (its threads, its environment); pathexec
+# execs a copy of itself, an arm64 program the host cannot run without
+# binfmt_misc (ENOEXEC); the native amd64 run is its oracle.
+QEMU_SKIP="creds procfs pathexec"
 ARCHES="amd64 arm64"
 
 build_bin() {
