@@ -69,26 +69,6 @@ func (t *Task) lookup(gp string) (vfs, string) {
 	return t.tg.k.fs, gp
 }
 
-// hostPath is the host path guest path gp resolves to (for messages).
-func (t *Task) hostPath(gp string) string {
-	fsys, name := t.lookup(gp)
-	return fsys.hostName(name)
-}
-
-// resolve reads a path argument and makes it absolute against dirfd;
-// file operations then go through t.lookup(g).
-func (t *Task) resolve(dirfd int32, addr uint64) (guest, host string, e Errno) {
-	p, e := t.readPath(addr)
-	if e != 0 {
-		return "", "", e
-	}
-	g, e := t.guestPath(dirfd, p)
-	if e != 0 {
-		return "", "", e
-	}
-	return g, t.hostPath(g), 0
-}
-
 func itoa(i int) string {
 	if i == 0 {
 		return "0"
