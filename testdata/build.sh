@@ -41,10 +41,11 @@ declare -A AMD64_ONLY=(
 )
 # Programs whose arm64 run under qemu-user is no oracle (check skips it):
 # creds calls fchmodat2, which qemu 7.2 does not know (ENOSYS); procfs
-# reads qemu's own /proc (its threads, its environment); the
-# native amd64 run is its oracle (smaps and dumpable too). sock_mmsg: qemu
-# 7.2 ignores recvmmsg's timeout.
-QEMU_SKIP="creds procfs smaps dumpable sock_mmsg"
+# reads qemu's own /proc (its threads, its environment); the native amd64
+# run is its oracle (smaps and dumpable too); sock_mmsg: qemu 7.2 ignores
+# recvmmsg's timeout; pathexec execs a copy of itself, an arm64 program
+# the host cannot run without binfmt_misc (ENOEXEC).
+QEMU_SKIP="creds procfs smaps dumpable sock_mmsg pathexec"
 ARCHES="amd64 arm64"
 
 build_bin() {

@@ -27,6 +27,44 @@ type hostFIFO struct {
 	last    int16
 	polling bool
 	closed  bool
+
+	// tab counts this end among the guests' (fifoTable; nil: not
+	// counted), under key, as a writer when writing. det: no poller
+	// (deterministic mode: only the guests' own changes, through tab,
+	// close changed).
+	tab     *fifoTable
+	key     fifoKey
+	writing bool
+	det     bool
+}
+
+// count enters the end in tab (see fifoTable) until its release.
+func (h *hostFIFO) count(tab *fifoTable, writing, det bool) {
+	k, ok := fifoKeyOf(h.f)
+	if !ok {
+		return
+	}
+	h.tab, h.key, h.writing, h.det = tab, k, writing, det
+	tab.opened(k, h, writing)
+}
+
+// changedNow signals a readiness change (another guest end's write,
+// read or close).
+func (h *hostFIFO) changedNow() {
+	cur := h.revents()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.last = cur
+	close(h.changed)
+	h.changed = make(chan struct{})
+}
+
+// touched tells the other guest ends of the FIFO that this one changed
+// what they may see.
+func (h *hostFIFO) touched() {
+	if h.tab != nil {
+		h.tab.notify(h.key, h)
+	}
 }
 
 // newHostFIFO wraps f if it is a FIFO (nil otherwise).
@@ -66,12 +104,29 @@ func (h *hostFIFO) poll(events uint16) uint16 {
 func (h *hostFIFO) wakeup() <-chan struct{} {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !h.polling && !h.closed {
+	if !h.polling && !h.closed && !h.det {
 		h.polling = true
 		h.last = h.revents()
 		go h.pollLoop()
 	}
 	return h.changed
+}
+
+// sync records the descriptor's readiness now and signals it if it
+// changed. read and write call it at EAGAIN: the guest just drained the
+// FIFO (or filled it), which the poller, sleeping between its polls,
+// may not see before the other end writes again, and an EPOLLET waiter
+// would then wait for a change that was never reported.
+func (h *hostFIFO) sync() {
+	cur := h.revents()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.polling || cur == h.last {
+		return
+	}
+	h.last = cur
+	close(h.changed)
+	h.changed = make(chan struct{})
 }
 
 // pollLoop polls the host descriptor (with a timeout, so that release
@@ -85,8 +140,19 @@ func (h *hostFIFO) pollLoop() {
 		if closed {
 			return
 		}
-		if n, err := unix.Poll(fds, 50); err != nil || n == 0 || fds[0].Revents&hostPollMask == last {
-			if err == nil && n != 0 {
+		n, err := unix.Poll(fds, 50)
+		if err != nil {
+			continue
+		}
+		// A timeout is the state "nothing ready": a change too when
+		// the last state was ready (the guest drained the FIFO), so
+		// the next write is seen as the change it is.
+		cur := int16(0)
+		if n != 0 {
+			cur = fds[0].Revents & hostPollMask
+		}
+		if cur == last {
+			if cur != 0 {
 				// Still the same state (e.g. readable while nobody
 				// reads): do not spin on a level-triggered answer.
 				time.Sleep(20 * time.Millisecond)
@@ -94,7 +160,7 @@ func (h *hostFIFO) pollLoop() {
 			continue
 		}
 		h.mu.Lock()
-		h.last = fds[0].Revents & hostPollMask
+		h.last = cur
 		close(h.changed)
 		h.changed = make(chan struct{})
 		h.mu.Unlock()
@@ -121,12 +187,15 @@ func (h *hostFIFO) read(t *Task, f *openFile, n uint64, off int64) ([]byte, Errn
 		got, err := unix.Read(h.fd, b)
 		switch {
 		case err == nil:
+			h.touched()
 			return b[:got], 0
 		case err == unix.EINTR:
 			continue
 		case err != unix.EAGAIN:
 			return nil, errnoOf(err)
-		case f.flags&oNONBLOCK != 0:
+		}
+		h.sync()
+		if f.flags&oNONBLOCK != 0 {
 			return nil, EAGAIN
 		}
 		if e := h.await(t, unix.POLLIN); e != 0 {
@@ -145,6 +214,7 @@ func (h *hostFIFO) write(t *Task, f *openFile, b []byte, off int64) (uint64, Err
 		switch {
 		case err == nil:
 			done += got
+			h.touched()
 			continue
 		case err == unix.EINTR:
 			continue
@@ -153,7 +223,9 @@ func (h *hostFIFO) write(t *Task, f *openFile, b []byte, off int64) (uint64, Err
 			return doneCount(done, EPIPE)
 		case err != unix.EAGAIN:
 			return doneCount(done, errnoOf(err))
-		case f.flags&oNONBLOCK != 0:
+		}
+		h.sync()
+		if f.flags&oNONBLOCK != 0 {
 			return doneCount(done, EAGAIN)
 		}
 		if e := h.await(t, unix.POLLOUT); e != 0 {
@@ -175,5 +247,8 @@ func (h *hostFIFO) release() {
 	h.mu.Lock()
 	h.closed = true
 	h.mu.Unlock()
+	if h.tab != nil {
+		h.tab.closed(h.key, h, h.writing)
+	}
 	h.hostFile.release()
 }

@@ -8,3 +8,5 @@ import "os"
 type hostFIFO struct{ *hostFile }
 
 func newHostFIFO(*os.File) *hostFIFO { return nil }
+
+func (h *hostFIFO) count(tab *fifoTable, writing, det bool) {}

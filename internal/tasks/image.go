@@ -24,8 +24,9 @@ type loadedImage struct {
 // interpreter and the vDSO, build the stack from spec (AT_RANDOM drawn
 // from the kernel's source, the arch's platform and hwcaps filled in)
 // and a CPU of the image's arch. On failure it returns execve's errno
-// for the step that failed with the error.
-func (k *Kernel) loadImage(mm *vm.MM, abs string, data []byte, spec *vm.StackSpec) (loadedImage, Errno, error) {
+// for the step that failed with the error. look finds the interpreter
+// (see loadInterp).
+func (k *Kernel) loadImage(mm *vm.MM, abs string, data []byte, spec *vm.StackSpec, look func(string) (vfs, string)) (loadedImage, Errno, error) {
 	img, err := vm.LoadELF(mm, abs, data)
 	if err != nil {
 		return loadedImage{}, ENOEXEC, err
@@ -55,7 +56,7 @@ func (k *Kernel) loadImage(mm *vm.MM, abs string, data []byte, spec *vm.StackSpe
 		return loadedImage{}, ENOEXEC, fmt.Errorf("%s: no ABI for arch %v", abs, img.Arch)
 	}
 	spec.Platform = a.machine
-	entry, interpBase, err := k.loadInterp(mm, img)
+	entry, interpBase, err := k.loadInterp(mm, img, look)
 	if err != nil {
 		return loadedImage{}, execErrno(err), err
 	}

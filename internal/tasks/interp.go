@@ -10,14 +10,20 @@ import (
 
 // loadInterp loads the program interpreter a dynamically linked image
 // names (PT_INTERP), as binfmt_elf does: from the guest's file system (so
-// -L and --root apply), at a free base found top-down. It returns where
+// -L and --root apply; look, when set, finds the file system and name
+// for it, else k.fs takes the name as written), at a free base found
+// top-down. It returns where
 // the thread starts (the interpreter's entry, or the program's for a
 // static one) and AT_BASE.
-func (k *Kernel) loadInterp(mm *vm.MM, img *vm.Image) (entry, base uint64, err error) {
+func (k *Kernel) loadInterp(mm *vm.MM, img *vm.Image, look func(string) (vfs, string)) (entry, base uint64, err error) {
 	if img.Interp == "" {
 		return img.Entry, 0, nil
 	}
-	data, err := readFileVFS(k.fs, img.Interp, maxExecutable)
+	fsys, name := k.fs, img.Interp
+	if look != nil {
+		fsys, name = look(img.Interp)
+	}
+	data, err := readFileVFS(fsys, name, maxExecutable)
 	if err != nil {
 		return 0, 0, fmt.Errorf("program interpreter %s: %w", img.Interp, err)
 	}
@@ -28,7 +34,7 @@ func (k *Kernel) loadInterp(mm *vm.MM, img *vm.Image) (entry, base uint64, err e
 	if ii.Arch != img.Arch {
 		return 0, 0, fmt.Errorf("program interpreter %s is for %s, the program for %s: %w", img.Interp, ii.Arch, img.Arch, vm.ErrUnsupported)
 	}
-	if fi, err := k.fs.stat(img.Interp); err == nil {
+	if fi, err := fsys.stat(name); err == nil {
 		st := statFromInfo(fi)
 		mm.SetFileIdentity(img.Interp, st.dev, st.ino)
 	}

@@ -191,6 +191,8 @@ type Kernel struct {
 	// root is fs's "/" opened as a directory anchor (see pathArg),
 	// once, by rootAnchor.
 	root rootAnchor
+	// fifos counts the host FIFO ends guests hold (fifo_open_linux.go).
+	fifos fifoTable
 	// acct is the memory limit every address space is charged to.
 	acct *vm.MemAccount
 	// threads counts live guest threads (Limits.MaxThreads).
@@ -399,7 +401,7 @@ func (k *Kernel) load(path string, argv []string) (*Task, error) {
 	mm.Acct = k.acct
 	mm.ExePath, mm.ExeName = abs, name
 	spec := &vm.StackSpec{Argv: argv, Envp: k.opts.Env, ExecFn: path, UID: uint64(os.Getuid()), GID: uint64(os.Getgid())}
-	li, _, err := k.loadImage(mm, abs, data, spec)
+	li, _, err := k.loadImage(mm, abs, data, spec, nil)
 	if err != nil {
 		return nil, err
 	}

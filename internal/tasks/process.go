@@ -568,7 +568,7 @@ func (t *Task) readStrings(addr uint64) ([]string, Errno) {
 // and the caller must not write a return value (the registers belong to
 // the new program).
 func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64) (ret uint64, replaced bool) {
-	g, h, e := t.resolve(dirfd, pathAddr)
+	g, pa, e := t.resolveAt(dirfd, pathAddr)
 	if e != 0 {
 		return errRet(e), false
 	}
@@ -580,10 +580,18 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 	if e != 0 {
 		return errRet(e), false
 	}
-	data, err := t.readExecutable(g)
+	x, err := t.readExecutable(g, pa)
 	if err != nil {
 		return errRet(errnoOf(err)), false
 	}
+	// bprm->filename: the name as the guest wrote it, "/dev/fd/N/name"
+	// for one relative to a directory descriptor. Scripts get it as
+	// their argument and it is AT_EXECFN.
+	filename := pa.p
+	if dirfd != atFDCWD && !strings.HasPrefix(filename, "/") {
+		filename = "/dev/fd/" + itoa(int(dirfd)) + "/" + filename
+	}
+	data := x.data
 	// #! scripts: run the interpreter with the script as an argument.
 	for depth := 0; bytes.HasPrefix(data, []byte("#!")); depth++ {
 		if depth > 4 {
@@ -599,27 +607,34 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 		if len(fields) > 1 {
 			nargv = append(nargv, strings.Join(fields[1:], " "))
 		}
-		nargv = append(nargv, g)
+		script := filename
+		if depth > 0 {
+			script = g // the interpreter that is itself a script, by its path
+		}
+		nargv = append(nargv, script)
 		if len(argv) > 1 {
 			nargv = append(nargv, argv[1:]...)
 		}
 		argv = nargv
-		g = interp
-		h = t.hostPath(interp)
-		if data, err = t.readExecutable(interp); err != nil {
+		// The interpreter is looked up as open_exec does: from the cwd.
+		if g, e = t.guestPath(atFDCWD, interp); e != 0 {
+			return errRet(e), false
+		}
+		if x, err = t.readExecutable(g, pathArg{dirfd: atFDCWD, p: interp}); err != nil {
 			return errRet(errnoOf(err)), false
 		}
+		data = x.data
 	}
-	abs, _ := filepath.Abs(h)
+	abs := x.host
 	mm := vm.NewMM()
 	mm.Acct = t.tg.k.acct
 	mm.ExePath, mm.ExeName = abs, abs
 	if _, unconfined := t.tg.k.fs.(hostVFS); !unconfined {
-		mm.ExeName = g // the guest's path, never the host's
+		mm.ExeName = x.guest // the guest's path, never the host's
 	}
 	k := t.tg.k
-	spec := &vm.StackSpec{Argv: argv, Envp: envp, ExecFn: g, UID: uint64(k.uid()), GID: uint64(k.gid())}
-	li, e, err := k.loadImage(mm, abs, data, spec)
+	spec := &vm.StackSpec{Argv: argv, Envp: envp, ExecFn: filename, UID: uint64(k.uid()), GID: uint64(k.gid())}
+	li, e, err := k.loadImage(mm, abs, data, spec, t.execLookup)
 	if err != nil {
 		return errRet(e), false
 	}
@@ -716,19 +731,54 @@ func sharedSighand(tg *ThreadGroup) bool {
 // reads to load it.
 const maxExecutable = 1 << 30
 
-// readExecutable reads a program file for execve: a regular file with an
-// execute bit (EACCES otherwise, as Linux's may_open/do_open_execat),
-// at most maxExecutable bytes.
-func (t *Task) readExecutable(g string) ([]byte, error) {
-	fsys, name := t.lookup(g)
+// execFile is a program or interpreter file execve read.
+type execFile struct {
+	data  []byte
+	host  string // its host path, as the host kernel names the file read
+	guest string // its guest path (the lexical one where the host cannot say)
+}
+
+// readExecutable reads a program file for execve, looked up as the
+// other path arguments are (lookupAt): a regular file with an execute
+// bit (EACCES otherwise, as Linux's may_open/do_open_execat), at most
+// maxExecutable bytes. Its host and guest paths are those of the file
+// opened, so a name with "..", symlinks or a renamed cwd names the file
+// the kernel found.
+func (t *Task) readExecutable(g string, a pathArg) (execFile, error) {
+	fsys, name := t.lookupAt(g, a)
 	fi, err := fsys.stat(name)
 	if err != nil {
-		return nil, err
+		return execFile{}, err
 	}
 	if !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
-		return nil, fmt.Errorf("%s: %w", g, os.ErrPermission)
+		return execFile{}, fmt.Errorf("%s: %w", g, os.ErrPermission)
 	}
-	return readFileVFS(fsys, name, maxExecutable)
+	x := execFile{host: fsys.hostName(name), guest: g}
+	f, err := fsys.open(name, os.O_RDONLY, 0)
+	if err != nil {
+		return execFile{}, err
+	}
+	defer f.Close()
+	if x.data, err = readOpenedProgram(f, g); err != nil {
+		return execFile{}, err
+	}
+	if h, gp, ok := openedPaths(t.tg.k.fs, f); ok {
+		x.host, x.guest = h, gp
+	}
+	if !filepath.IsAbs(x.host) {
+		x.host, _ = filepath.Abs(x.host)
+	}
+	return x, nil
+}
+
+// execLookup is where a program interpreter named by PT_INTERP is
+// looked up: as open_exec does, from the cwd.
+func (t *Task) execLookup(name string) (vfs, string) {
+	g, e := t.guestPath(atFDCWD, name)
+	if e != 0 {
+		return hostVFS{}, hiddenHostPath
+	}
+	return t.lookupAt(g, pathArg{dirfd: atFDCWD, p: name})
 }
 
 // readProgramFile reads a whole regular host file of at most

@@ -105,7 +105,7 @@ const (
 type netStack struct {
 	// mu protects every field of every socket of the stack.
 	mu        sync.Mutex
-	unixPaths map[string]*sock // guest path → bound AF_UNIX socket
+	unixPaths map[string]*sock // bound inode (unixInodeKey) → AF_UNIX socket
 	abstract  map[string]*sock // abstract name → bound AF_UNIX socket
 	inet      map[inetKey][]*sock
 	nextPort  [2]uint16 // TCP, UDP: next ephemeral port to try

@@ -1,15 +1,18 @@
 package tasks
 
-import (
-	"os"
-	"syscall"
-)
+import "syscall"
 
-// mknodSocket creates the inode of a bound AF_UNIX socket: a socket node
-// (unprivileged mknod may create one), so the guest's stat sees S_IFSOCK.
-func mknodSocket(hostPath string, perm uint32) error {
-	if err := syscall.Mknod(hostPath, syscall.S_IFSOCK|perm, 0); err != nil {
-		return &os.PathError{Op: "mknod", Path: hostPath, Err: err}
+// mknodSocketVFS creates the inode of a bound AF_UNIX socket at name in
+// fsys: a socket node (unprivileged mknod may create one), so the guest's
+// stat sees S_IFSOCK, with mode perm exactly (the host's umask does not
+// narrow it; the guest's was applied).
+func mknodSocketVFS(fsys vfs, name string, perm uint32) error {
+	v, ok := fsys.(vfsCreds)
+	if !ok {
+		return syscall.EPERM
 	}
-	return nil
+	if v.readOnly() {
+		return syscall.EROFS
+	}
+	return v.mknod(name, sIFSOCK|perm)
 }

@@ -3,6 +3,7 @@ package tasks
 import (
 	"encoding/binary"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 )
@@ -12,9 +13,13 @@ import (
 //
 // A path-name socket is a host inode created at bind (a socket node where
 // the host allows mknod, else an empty file), so stat and unlink see it
-// as on Linux; the socket itself lives in netStack.unixPaths under its
-// absolute guest path. connect finds it there while the host inode still
-// exists: after an unlink the name is free again.
+// as on Linux; the socket itself lives in netStack.unixPaths under that
+// inode's device and number (unixInodeKey), as Linux finds a bound socket
+// by its inode (unix_find_bsd). bind and connect look the name up as
+// every other path argument is (lookupAt: relative names from the cwd's
+// directory, symlinks and ".." by the host kernel, --root confinement),
+// so a socket stays reachable after a rename of itself or of a directory
+// above it; after an unlink the name is free again.
 
 const (
 	unixPathMax   = 108
@@ -29,7 +34,7 @@ type sockAddr struct {
 	family   int
 	name     string // AF_UNIX: path (as bound) or abstract name
 	abstract bool
-	hostKey  string // AF_UNIX path: the absolute guest path (table key)
+	hostKey  string // AF_UNIX path: the bound inode (unixInodeKey, table key)
 	ip       [16]byte
 	port     uint16
 	scope    uint32
@@ -122,18 +127,25 @@ func (s *sock) unixBind(t *Task, raw []byte) Errno {
 		}
 		ns.abstract[a.name] = s
 	default:
-		g, e := t.guestPath(atFDCWD, a.name)
+		fsys, name, e := t.unixPathLookup(a.name)
 		if e != 0 {
 			return e
 		}
-		if err := mknodSocket(t.hostPath(g), 0o777&^t.tg.umask); err != nil {
-			if os.IsExist(err) {
+		t.tg.mu.Lock()
+		umask := t.tg.umask
+		t.tg.mu.Unlock()
+		if err := mknodSocketVFS(fsys, name, 0o777&^umask); err != nil {
+			if errnoOf(err) == EEXIST {
 				return EADDRINUSE
 			}
 			return errnoOf(err)
 		}
-		a.hostKey = g
-		ns.unixPaths[g] = s
+		fi, err := fsys.lstat(name)
+		if err != nil {
+			return errnoOf(err)
+		}
+		a.hostKey = unixInodeKey(fi)
+		ns.unixPaths[a.hostKey] = s
 	}
 	s.local, s.bound = a, true
 	return 0
@@ -183,18 +195,18 @@ func (s *sock) unixLookupLocked(t *Task, a sockAddr) (*sock, Errno) {
 	case a.name == "":
 		return nil, EINVAL
 	default:
-		g, e := t.guestPath(atFDCWD, a.name)
+		fsys, name, e := t.unixPathLookup(a.name)
 		if e != 0 {
 			return nil, e
 		}
-		fi, err := os.Stat(t.hostPath(g))
+		fi, err := fsys.stat(name)
 		if err != nil {
 			return nil, errnoOf(err)
 		}
 		if fi.Mode()&os.ModeSocket == 0 && fi.Mode().Type() != 0 {
 			return nil, ECONNREFUSED
 		}
-		o = ns.unixPaths[g]
+		o = ns.unixPaths[unixInodeKey(fi)]
 	}
 	if o == nil || o.closed {
 		return nil, ECONNREFUSED
@@ -455,3 +467,22 @@ func (t *Task) buildCmsgs(s *sock, r recvResult, space uint64, flags int) (out [
 
 // ENOBUFS: a control buffer too large.
 const ENOBUFS Errno = 105
+
+// unixPathLookup is where a path-name socket address resolves: relative
+// to the cwd, as bind and connect take it (unix_bind's and
+// unix_find_bsd's AT_FDCWD lookups).
+func (t *Task) unixPathLookup(p string) (vfs, string, Errno) {
+	g, e := t.guestPath(atFDCWD, p)
+	if e != 0 {
+		return nil, "", e
+	}
+	fsys, name := t.lookupAt(g, pathArg{dirfd: atFDCWD, p: p})
+	return fsys, name, 0
+}
+
+// unixInodeKey is netStack.unixPaths' key for the host inode fi
+// describes: its device and inode number.
+func unixInodeKey(fi fs.FileInfo) string {
+	st := statFromInfo(fi)
+	return fmt.Sprintf("%d:%d", st.dev, st.ino)
+}

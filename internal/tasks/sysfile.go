@@ -69,26 +69,6 @@ func (t *Task) lookup(gp string) (vfs, string) {
 	return t.tg.k.fs, gp
 }
 
-// hostPath is the host path guest path gp resolves to (for messages).
-func (t *Task) hostPath(gp string) string {
-	fsys, name := t.lookup(gp)
-	return fsys.hostName(name)
-}
-
-// resolve reads a path argument and makes it absolute against dirfd;
-// file operations then go through t.lookup(g).
-func (t *Task) resolve(dirfd int32, addr uint64) (guest, host string, e Errno) {
-	p, e := t.readPath(addr)
-	if e != 0 {
-		return "", "", e
-	}
-	g, e := t.guestPath(dirfd, p)
-	if e != 0 {
-		return "", "", e
-	}
-	return g, t.hostPath(g), 0
-}
-
 func itoa(i int) string {
 	if i == 0 {
 		return "0"
@@ -210,9 +190,16 @@ func (t *Task) sysOpenat(dirfd int32, pathAddr, flags, mode uint64) uint64 {
 	t.tg.mu.Lock()
 	perm := fs.FileMode(uint32(mode) & 0o7777 &^ t.tg.umask)
 	t.tg.mu.Unlock()
-	hf, err := fsys.open(name, hostFlags, perm)
-	if err != nil {
-		return errRet(errnoOf(err))
+	var hf *os.File
+	if openMayBlock(fsys, name, hostFlags) {
+		if hf, e = t.openFIFOWait(fsys, name, hostFlags, perm); e != 0 {
+			return errRet(e)
+		}
+	} else {
+		var err error
+		if hf, err = fsys.open(name, hostFlags, perm); err != nil {
+			return errRet(errnoOf(err))
+		}
 	}
 	if fl&oDIRECTORY != 0 {
 		if fi, err := hf.Stat(); err != nil || !fi.IsDir() {
@@ -222,6 +209,7 @@ func (t *Task) sysOpenat(dirfd int32, pathAddr, flags, mode uint64) uint64 {
 	}
 	var ops fileOps = &hostFile{f: hf}
 	if fifo := newHostFIFO(hf); fifo != nil {
+		fifo.count(&t.tg.k.fifos, fl&oACCMODE != oRDONLY, t.tg.k.det != nil)
 		ops = fifo
 	}
 	of := &openFile{ops: ops, path: g, flags: fl &^ oCLOEXEC}

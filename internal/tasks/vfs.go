@@ -177,6 +177,17 @@ func readFileVFS(fsys vfs, g string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readOpened(f, g, max)
+}
+
+// readOpenedProgram is readOpened for a program file (maxExecutable).
+func readOpenedProgram(f *os.File, g string) ([]byte, error) {
+	return readOpened(f, g, maxExecutable)
+}
+
+// readOpened reads all of f, a regular file of at most max bytes (g
+// names it in errors).
+func readOpened(f *os.File, g string, max int64) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err

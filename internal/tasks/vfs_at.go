@@ -59,15 +59,25 @@ func (t *Task) lookupAt(g string, a pathArg) (vfs, string) {
 	if path.IsAbs(a.p) {
 		// From the root, with the name as written: "/d/file/." and
 		// "/d/link/.." mean what the kernel makes of them.
-		dir := t.tg.k.root.get(fsys)
+		rel := strings.TrimLeft(a.p, "/")
+		if rel == "" {
+			rel = "."
+		}
+		dir, pre := t.tg.k.root.get(fsys)
+		if pre != nil {
+			// -L: a name that exists under the prefix is taken
+			// there (as hostVFS.path takes it), found from the
+			// prefix directory as written.
+			if av, ok := anchorVFS(fsys, pre, "/"); ok {
+				if _, err := av.lstat(rel); err == nil {
+					return av, rel
+				}
+			}
+		}
 		if dir == nil {
 			return fsys, name
 		}
 		if av, ok := anchorVFS(fsys, dir, "/"); ok {
-			rel := strings.TrimLeft(a.p, "/")
-			if rel == "" {
-				rel = "."
-			}
 			return av, rel
 		}
 		return fsys, name
@@ -98,23 +108,28 @@ func (t *Task) procFollowAt(g string, a pathArg, follow bool) (string, pathArg, 
 }
 
 // rootAnchor is the kernel's file system root as a directory anchor,
-// opened on first use (nil: none, as on hosts without O_PATH or with a
-// -L prefix, whose absolute names are looked up in two places).
+// opened on first use (nil: none, as on hosts without O_PATH), and with
+// a -L prefix the prefix directory too (absolute names are looked up
+// under it first, then from the host's root).
 type rootAnchor struct {
-	once sync.Once
-	dir  *os.File // set once, then read-only
+	once   sync.Once
+	dir    *os.File // set once, then read-only
+	prefix *os.File // likewise
 }
 
-func (r *rootAnchor) get(fsys vfs) *os.File {
+func (r *rootAnchor) get(fsys vfs) (root, prefix *os.File) {
 	r.once.Do(func() {
 		if h, ok := fsys.(hostVFS); ok && h.prefix != "" {
-			return
+			if d, err := openAnchor(hostVFS{}, h.prefix); err == nil {
+				r.prefix = d
+			}
+			fsys = hostVFS{rec: h.rec} // "/" is the host's, not the prefix
 		}
 		if d, err := openAnchor(fsys, "/"); err == nil {
 			r.dir = d
 		}
 	})
-	return r.dir
+	return r.dir, r.prefix
 }
 
 // anchor is the host directory relative names of dirfd start from, with

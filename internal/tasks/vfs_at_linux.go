@@ -656,3 +656,17 @@ func (r *rootVFS) climbsToRoot(dfd int) bool {
 	}
 	return false
 }
+
+// openedPaths is the host path of f, a file opened in fsys, as the host
+// kernel names it now (d_path), and its guest path (see anchorPath).
+func openedPaths(fsys vfs, f *os.File) (host, guest string, ok bool) {
+	host, err := fdPath(int(f.Fd()))
+	if err != nil {
+		return "", "", false
+	}
+	guest, err = anchorPath(fsys, f)
+	if err != nil {
+		return "", "", false
+	}
+	return host, guest, true
+}

@@ -21,3 +21,5 @@ func inoAt(dir *os.File, name string, follow bool) (uint64, bool) { return 0, fa
 func unconfinedAt(fsys vfs, op func(dfd int) Errno) (Errno, bool) { return 0, false }
 
 func anchorInRoot(fsys vfs, dir *os.File) bool { return true }
+
+func openedPaths(fsys vfs, f *os.File) (host, guest string, ok bool) { return "", "", false }
