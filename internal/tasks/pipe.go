@@ -67,16 +67,40 @@ func (p *pipe) closeEnd(write bool) {
 // read copies up to n bytes. It blocks while the pipe is empty and has
 // writers, unless nonblock.
 func (p *pipe) read(t *Task, n uint64, nonblock bool) ([]byte, Errno) {
+	return p.take(t, n, nonblock, true)
+}
+
+// peek is read without consuming: splice copies a pipe's bytes out and
+// then consumes what the output took (consume).
+func (p *pipe) peek(t *Task, n uint64, nonblock bool) ([]byte, Errno) {
+	return p.take(t, n, nonblock, false)
+}
+
+// consume drops the first k buffered bytes (after peek).
+func (p *pipe) consume(k int) {
+	p.mu.Lock()
+	k = min(k, len(p.buf))
+	p.buf = p.buf[k:]
+	if len(p.buf) == 0 {
+		p.buf = nil
+	}
+	p.notifyLocked()
+	p.mu.Unlock()
+}
+
+func (p *pipe) take(t *Task, n uint64, nonblock, consume bool) ([]byte, Errno) {
 	for {
 		p.mu.Lock()
 		if len(p.buf) > 0 {
 			k := min(uint64(len(p.buf)), n)
 			out := append([]byte(nil), p.buf[:k]...)
-			p.buf = p.buf[k:]
-			if len(p.buf) == 0 {
-				p.buf = nil
+			if consume {
+				p.buf = p.buf[k:]
+				if len(p.buf) == 0 {
+					p.buf = nil
+				}
+				p.notifyLocked()
 			}
-			p.notifyLocked()
 			p.mu.Unlock()
 			return out, 0
 		}

@@ -122,9 +122,18 @@ func (t *Task) sysSplice(inFD int32, inOffAddr uint64, outFD int32, outOffAddr, 
 		chunk = min(chunk, uint64(free))
 	}
 	var b []byte
-	if ip != nil {
+	switch {
+	case ip != nil && op == nil:
+		// Pipe to a file or socket: the output may take less than it
+		// is given (a full socket buffer), and what it does not take
+		// must stay in the pipe, as Linux's splice_to_socket leaves
+		// unsent pipe buffers in place. (A second reader of the same
+		// pipe between the copy and consume is the one race left; the
+		// kernel holds the pipe's lock across the send.)
+		b, e = ip.peek(t, chunk, nonblock || in.flags&oNONBLOCK != 0)
+	case ip != nil:
 		b, e = ip.read(t, chunk, nonblock || in.flags&oNONBLOCK != 0)
-	} else {
+	default:
 		b, e = in.ops.read(t, in, chunk, inOff)
 	}
 	if e != 0 {
@@ -144,6 +153,9 @@ func (t *Task) sysSplice(inFD int32, inOffAddr uint64, outFD int32, outOffAddr, 
 		w = uint64(k)
 	} else {
 		w, e = out.ops.write(t, out, b, outOff)
+		if ip != nil {
+			ip.consume(int(w))
+		}
 		if e != 0 && w == 0 {
 			return errRet(e)
 		}
