@@ -185,6 +185,7 @@ func TestDetHostIndependent(t *testing.T) {
 	guests := []guest{
 		{"go-detfib", detfibWant(), [][]string{{"--det"}, chaos}},
 		{"go-preempt", "", [][]string{{"--det"}}},
+		{"go-httpdet", "", [][]string{{"--det"}}},
 		{"sig_alarm", "", [][]string{{"--det"}}},
 		{"timers", "", [][]string{{"--det"}}},
 	}
