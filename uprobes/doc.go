@@ -22,9 +22,9 @@
 //
 // Probes, shaped like cilium/ebpf's link package (executable.go, spec.go):
 //
-//	New(Options) *System; Default() *System; DefaultOptions() Options
+//	New(Options) *System; DefaultOptions() Options
 //	(*Options).Set(name, value) error; OptionNames(); ParseTreeLock
-//	(*System).OpenExecutable(path) (*Executable, error); OpenExecutable(path) (Default system)
+//	(*System).OpenExecutable(path) (*Executable, error)
 //	(*Executable).Uprobe(symbol, Consumer, *UprobeOptions) (Probe, error)
 //	(*Executable).Uretprobe(symbol, Consumer, *UprobeOptions) (Probe, error)
 //	(*Executable).Symbol(vaddr) (SymbolOffset, error); Address(sym) (vaddr, size, error)

@@ -145,10 +145,6 @@ func (p *probe) Info() ProbeInfo {
 		ConsumerID: p.c.id, Hits: p.u.hits.Load()}
 }
 
-// OpenExecutable opens an ELF file for probing with the Default system.
-// Only the existence of the file is checked here.
-func OpenExecutable(path string) (*Executable, error) { return Default().OpenExecutable(path) }
-
 // OpenExecutable opens an ELF file whose probes register with s.
 func (s *System) OpenExecutable(path string) (*Executable, error) {
 	if path == "" {

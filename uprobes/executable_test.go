@@ -23,7 +23,7 @@ func fibPath(t *testing.T, arch string) string {
 func TestOpenExecutable(t *testing.T) {
 	_, err := New(DefaultOptions()).OpenExecutable("/nonexistent/prog")
 	assert.Error(t, err)
-	_, err = OpenExecutable("")
+	_, err = New(DefaultOptions()).OpenExecutable("")
 	assert.ErrorIs(t, err, ErrInvalid)
 
 	for _, arch := range []string{"arm64", "amd64"} {

@@ -55,19 +55,6 @@ func New(opts Options) *System {
 	return s
 }
 
-var (
-	defaultOnce sync.Once
-	defaultSys  *System
-)
-
-// Default returns a process-wide System with DefaultOptions, the one the
-// package-level OpenExecutable attaches probes to (as cilium/ebpf's link
-// package attaches to the running kernel).
-func Default() *System {
-	defaultOnce.Do(func() { defaultSys = New(DefaultOptions()) })
-	return defaultSys
-}
-
 // Options returns the switches the system runs with.
 func (s *System) Options() Options { return s.opts }
 
