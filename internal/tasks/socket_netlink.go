@@ -17,21 +17,20 @@ import (
 // does.
 
 const (
-	afNETLINK     = 16
-	netlinkROUTE  = 0
-	nlmsgHdrLen   = 16
-	nlmsgERROR    = 2
-	nlmsgDONE     = 3
-	nlmFREQUEST   = 0x1
-	nlmFMULTI     = 0x2
-	nlmFACK       = 0x4
-	nlmFDUMP      = 0x300
-	rtmNEWLINK    = 16
-	rtmGETLINK    = 18
-	rtmNEWADDR    = 20
-	rtmGETADDR    = 22
-	loIndex       = 1
-	nlMaxRequests = 64 // messages handled from one datagram
+	afNETLINK    = 16
+	netlinkROUTE = 0
+	nlmsgHdrLen  = 16
+	nlmsgERROR   = 2
+	nlmsgDONE    = 3
+	nlmFREQUEST  = 0x1
+	nlmFMULTI    = 0x2
+	nlmFACK      = 0x4
+	nlmFDUMP     = 0x300
+	rtmNEWLINK   = 16
+	rtmGETLINK   = 18
+	rtmNEWADDR   = 20
+	rtmGETADDR   = 22
+	loIndex      = 1
 	// netlinkRcvBuf bounds the replies queued and not yet read
 	// (net.core.rmem_default).
 	netlinkRcvBuf = 212992
@@ -173,7 +172,9 @@ func (s *sock) netlinkSend(t *Task, b []byte, to *sockAddr) (int, Errno) {
 	}
 	queued := len(s.rq)
 	rest := b
-	for n := 0; len(rest) >= nlmsgHdrLen && n < nlMaxRequests; n++ {
+	// Every message of the datagram is handled (each is at least a
+	// header, and the replies are bounded by the receive buffer).
+	for len(rest) >= nlmsgHdrLen {
 		le := binary.LittleEndian
 		l := le.Uint32(rest)
 		if l < nlmsgHdrLen || uint64(l) > uint64(len(rest)) {
