@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -63,6 +64,13 @@ func runModelBench(def benchDef, cfg benchConfig) (benchResult, error) {
 	counts := make([]uint64, cfg.seconds)
 	past := map[int32]bool{}
 	stop := make(chan struct{})
+	// The model's tables (--stats) and contention profile are taken at
+	// the instant the last producer passes the window, by the hitting
+	// thread: the guest goes on running until the host goroutine below
+	// wakes up and kills it, so anything read after tg.Wait (clocks,
+	// acquisitions, cycles waited) would depend on host scheduling.
+	var stats bytes.Buffer
+	var cp *profile.Profile
 	// hit runs on the hitting guest thread, one at a time (the
 	// deterministic scheduler's baton orders them).
 	hit := func(tid int32) {
@@ -76,12 +84,26 @@ func runModelBench(def benchDef, cfg benchConfig) (benchResult, error) {
 		if now >= w1 && !past[tid] {
 			past[tid] = true
 			if len(past) == cfg.producers {
+				if cfg.timingStats != nil {
+					k.WriteTimingStats(&stats)
+				}
+				if cfg.contention != nil {
+					cp = md.ContentionProfile()
+				}
 				close(stop)
 			}
 		}
 	}
 	o := uprobes.DefaultOptions()
-	for name, v := range cfg.switches {
+	// In name order: a switch that sets several options (kernel=) must
+	// not depend on map iteration order.
+	names := make([]string, 0, len(cfg.switches))
+	for name := range cfg.switches {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		v := cfg.switches[name]
 		if err := setUprobeOption(&o, name, v); err != nil {
 			return res, fmt.Errorf("switch %s=%s: %w", name, v, err)
 		}
@@ -121,10 +143,9 @@ func runModelBench(def benchDef, cfg benchConfig) (benchResult, error) {
 	res.Mean, res.Stddev = meanStddev(res.Samples)
 	res.PerProd = res.Mean / float64(cfg.producers)
 	if cfg.timingStats != nil {
-		k.WriteTimingStats(cfg.timingStats)
+		cfg.timingStats.Write(stats.Bytes())
 	}
 	if cfg.contention != nil {
-		cp := md.ContentionProfile()
 		sw := make([]string, 0, len(cfg.switches))
 		for n, v := range cfg.switches {
 			sw = append(sw, n+"="+v)

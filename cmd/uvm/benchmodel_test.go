@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -68,41 +69,81 @@ func TestModelSiglockSmoke(t *testing.T) {
 	}
 }
 
-// TestModelDeterministic: a model run prints the same bytes twice in one
-// process and under GOMAXPROCS 1 and 4 in subprocesses, on x86-64 and on
-// arm64 (per-class instruction costs).
+// TestModelDeterministic: a model run prints the same bytes (the rates
+// on stdout and the --stats tables on stderr) twice in one process and
+// in subprocesses at GOMAXPROCS 1, 2, 4 and 8 with CPU-burning
+// neighbours, from another working directory and with a temporary
+// directory of another length, on x86-64 and on arm64 (per-class
+// instruction costs). UVM_MODEL_DET_STRESS=N repeats the subprocess
+// rounds N times and adds a 32-CPU sweep (the host-load-sensitive case).
 func TestModelDeterministic(t *testing.T) {
+	rounds := 1
+	if v := os.Getenv("UVM_MODEL_DET_STRESS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("UVM_MODEL_DET_STRESS=%q: want a round count", v)
+		}
+		rounds = n
+	}
 	t.Run("amd64", func(t *testing.T) {
-		modelDeterministic(t, "bench", "--arch", "amd64", "--model", "kvm-32", "-p", "1,4", "-d", "2",
+		modelDeterministic(t, rounds, "bench", "--arch", "amd64", "--model", "kvm-32", "-p", "1,4", "-d", "2", "--stats",
 			"--compare", "treelock=spinlock,rwlock", "uprobe-nop")
 	})
 	t.Run("arm64", func(t *testing.T) {
-		modelDeterministic(t, "bench", "--arch", "arm64", "--model", "kunpeng916", "--arm64-sim-nop", "false",
-			"-p", "1,8", "-d", "2", "--compare", "siglock=true,false", "uprobe-nop")
+		modelDeterministic(t, rounds, "bench", "--arch", "arm64", "--model", "kunpeng916", "--arm64-sim-nop", "false",
+			"-p", "1,8", "-d", "2", "--stats", "--compare", "siglock=true,false", "uprobe-nop")
 	})
+	if rounds > 1 {
+		t.Run("arm64-32", func(t *testing.T) {
+			modelDeterministic(t, rounds, "bench", "--arch", "arm64", "--model", "kunpeng916", "--arm64-sim-nop", "false",
+				"-p", "32", "-d", "2", "--stats", "--compare", "siglock=true,false", "uprobe-nop")
+		})
+		t.Run("amd64-uretprobe", func(t *testing.T) {
+			modelDeterministic(t, rounds, "bench", "--arch", "amd64", "--model", "xeon-80", "-p", "1,16", "-d", "2", "--stats",
+				"--compare", "ri-pool=false,true", "uretprobe-nop")
+		})
+	}
 }
 
-func modelDeterministic(t *testing.T, args ...string) {
-	var o1, o2, e strings.Builder
-	if cmdBench(args[1:], &o1, &e) != 0 || cmdBench(args[1:], &o2, &e) != 0 {
-		t.Fatal(e.String())
+func modelDeterministic(t *testing.T, rounds int, args ...string) {
+	var o1, o2, e1, e2 strings.Builder
+	if cmdBench(args[1:], &o1, &e1) != 0 || cmdBench(args[1:], &o2, &e2) != 0 {
+		t.Fatal(e1.String(), e2.String())
 	}
 	if o1.String() != o2.String() {
 		t.Fatalf("two runs differ:\n%s\n---\n%s", o1.String(), o2.String())
+	}
+	if e1.String() != e2.String() {
+		t.Fatalf("two runs' --stats differ:\n%s\n---\n%s", e1.String(), e2.String())
 	}
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, procs := range []string{"1", "4"} {
-		cmd := exec.Command(exe, args...)
-		cmd.Env = []string{asUVMEnv + "=1", "HOME=/", "GOMAXPROCS=" + procs}
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("GOMAXPROCS=%s: %v", procs, err)
-		}
-		if string(out) != o1.String() {
-			t.Errorf("GOMAXPROCS=%s output differs:\n%s\n--- in-process:\n%s", procs, out, o1.String())
+	// Host paths of other lengths: the working directory and TMPDIR
+	// (where the bench writes the trigger).
+	tmp := filepath.Join(t.TempDir(), strings.Repeat("x", 37))
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stop := burnCPUs() // every host CPU busy (det_host_test.go)
+	defer stop()
+	for r := 0; r < rounds; r++ {
+		for _, procs := range []string{"1", "2", "4", "8"} {
+			cmd := exec.Command(exe, args...)
+			cmd.Env = []string{asUVMEnv + "=1", "HOME=/", "GOMAXPROCS=" + procs, "TMPDIR=" + tmp}
+			cmd.Dir = tmp
+			var out, errb strings.Builder
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("GOMAXPROCS=%s: %v: %s", procs, err, errb.String())
+			}
+			if out.String() != o1.String() {
+				t.Errorf("round %d GOMAXPROCS=%s output differs:\n%s\n--- in-process:\n%s", r, procs, out.String(), o1.String())
+			}
+			if errb.String() != e1.String() {
+				t.Errorf("round %d GOMAXPROCS=%s --stats differ:\n%s\n--- in-process:\n%s", r, procs, errb.String(), e1.String())
+			}
 		}
 	}
 }
@@ -115,10 +156,12 @@ func sweepOnly(t *testing.T) {
 	}
 }
 
+// peakAt is the producer count with the highest rate (the lowest such
+// count on a tie, whatever the map's order).
 func peakAt(m map[int]float64) int {
 	best := 0
 	for p, v := range m {
-		if best == 0 || v > m[best] {
+		if best == 0 || v > m[best] || v == m[best] && p < best {
 			best = p
 		}
 	}
