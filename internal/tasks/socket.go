@@ -1109,6 +1109,13 @@ func sysGetsockname(t *Task, a [6]uint64) uint64 {
 	if !s.bound && s.isInet() {
 		addr = s.wildcard()
 	}
+	if addr.family == 0 {
+		// An unbound AF_UNIX (or netlink) socket: Linux answers the bare
+		// family (unix_getname: sizeof(short)), never an empty address
+		// (Go's net.UnixConn.LocalAddr of an unbound unixgram client
+		// was nil: TestUnixgramZeroBytePayload crashed).
+		addr = sockAddr{family: s.family}
+	}
 	b := addr.encode()
 	s.ns.mu.Unlock()
 	return errOr0(t.putSockaddr(a[1], a[2], b))
