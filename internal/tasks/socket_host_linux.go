@@ -734,6 +734,10 @@ var hostSockOpts = func() map[sockOpt]bool {
 		// raw sockets (socket_raw.go): SOL_RAW ICMP_FILTER, SOL_ICMPV6
 		// ICMPV6_FILTER (IP_HDRINCL and IPV6_CHECKSUM below)
 		255: {1}, ipprotoICMPV6: {1},
+		// SOL_MPTCP: MPTCP_INFO, MPTCP_TCPINFO, MPTCP_SUBFLOW_ADDRS,
+		// MPTCP_FULL_INFO (Go's Conn.MultipathTCP reads MPTCP_INFO:
+		// EOPNOTSUPP after a fallback to TCP)
+		284: {1, 2, 3, 4},
 	} {
 		for _, n := range names {
 			m[sockOpt{level, n}] = true

@@ -100,5 +100,20 @@ int main(void)
 	int one = 1;
 	if (fd >= 0)
 		printf("IP_HDRINCL set %d\n", setsockopt(fd, IPPROTO_IP, IP_HDRINCL, &one, sizeof one));
+	// SOL_MPTCP (284) MPTCP_INFO (1) goes to the host too: Go's
+	// Conn.MultipathTCP reads it (EOPNOTSUPP on a plain TCP socket).
+	int protos[] = {0, 262 /* IPPROTO_MPTCP */};
+	for (int i = 0; i < 2; i++) {
+		int t = socket(AF_INET, SOCK_STREAM, protos[i]);
+		if (t < 0) {
+			printf("tcp protocol %d: socket: %s\n", protos[i], strerror(errno));
+			continue;
+		}
+		unsigned char info[64];
+		socklen_t il = sizeof info;
+		int r = getsockopt(t, 284, 1, info, &il);
+		printf("tcp protocol %d: MPTCP_INFO %d %s\n", protos[i], r, r < 0 ? strerror(errno) : "");
+		close(t);
+	}
 	return 0;
 }
