@@ -357,8 +357,15 @@ func (s *sock) closeLocked() (drop []*openFile) {
 		drop = append(drop, m.rights...)
 	}
 	if p := s.peer; p != nil && s.connOriented() && s.state == ssConnected {
-		if s.isTCP() && len(s.rq) > 0 && !p.closed {
-			p.soErr = ECONNRESET
+		// SO_LINGER on with a zero timeout is an abortive close: Linux
+		// sends a reset (tcp_close: tcp_disconnect), and the peer's
+		// next read after its queued data fails with ECONNRESET
+		// instead of seeing EOF (net's TestNotTemporaryRead).
+		abort := s.linger[0] != 0 && s.linger[1] == 0
+		if s.isTCP() && (len(s.rq) > 0 || abort) && !p.closed {
+			// The reset closes both directions of the peer: POLLHUP,
+			// and a write after the error is read fails with EPIPE.
+			p.soErr, p.tcpReset = ECONNRESET, true
 		}
 		p.notifyLocked()
 	}
@@ -1108,6 +1115,13 @@ func sysGetsockname(t *Task, a [6]uint64) uint64 {
 	addr := s.local
 	if !s.bound && s.isInet() {
 		addr = s.wildcard()
+	}
+	if addr.family == 0 {
+		// An unbound AF_UNIX (or netlink) socket: Linux answers the bare
+		// family (unix_getname: sizeof(short)), never an empty address
+		// (Go's net.UnixConn.LocalAddr of an unbound unixgram client
+		// was nil: TestUnixgramZeroBytePayload crashed).
+		addr = sockAddr{family: s.family}
 	}
 	b := addr.encode()
 	s.ns.mu.Unlock()

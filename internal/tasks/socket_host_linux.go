@@ -409,6 +409,7 @@ func hostSocket(t *Task, a [6]uint64) (uint64, bool) {
 		// says whether it has it.
 	case base == sockDGRAM && (proto == 0 || proto == ipprotoUDP):
 		proto = ipprotoUDP
+	case hostRawSock(family, base, proto): // socket_raw.go
 	default:
 		return 0, false // the in-kernel checks answer (and log)
 	}
@@ -730,11 +731,19 @@ var hostSockOpts = func() map[sockOpt]bool {
 		// V6ONLY, UNICAST_HOPS, MULTICAST_HOPS, MULTICAST_LOOP, TCLASS,
 		// and the control message ones
 		ipprotoIPV6: {ipv6V6ONLY, 16, 18, 19, 67, cmsgIPV6RECVPKT, cmsgIPV6RECVHOP, cmsgIPV6RECVTCL, cmsgIPV6DONTFRAG},
+		// raw sockets (socket_raw.go): SOL_RAW ICMP_FILTER, SOL_ICMPV6
+		// ICMPV6_FILTER (IP_HDRINCL and IPV6_CHECKSUM below)
+		255: {1}, ipprotoICMPV6: {1},
+		// SOL_MPTCP: MPTCP_INFO, MPTCP_TCPINFO, MPTCP_SUBFLOW_ADDRS,
+		// MPTCP_FULL_INFO (Go's Conn.MultipathTCP reads MPTCP_INFO:
+		// EOPNOTSUPP after a fallback to TCP)
+		284: {1, 2, 3, 4},
 	} {
 		for _, n := range names {
 			m[sockOpt{level, n}] = true
 		}
 	}
+	m[sockOpt{ipprotoIP, 3}], m[sockOpt{ipprotoIPV6, 7}] = true, true // IP_HDRINCL, IPV6_CHECKSUM
 	return m
 }()
 

@@ -247,6 +247,9 @@ func (t *Task) sysSendfile(outfd, infd int32, offAddr, count uint64) uint64 {
 	if !ok || !ok2 || in.flags&oACCMODE == oWRONLY || out.flags&oACCMODE == oRDONLY {
 		return errRet(EBADF)
 	}
+	if e := t.sendfileSrcErr(in, offAddr != 0); e != 0 {
+		return errRet(e)
+	}
 	off := int64(-1)
 	if offAddr != 0 {
 		v, e := t.getU64(offAddr)
