@@ -44,7 +44,7 @@ func fhmWord(rng *rand.Rand, kind int) uint32 {
 	case kind == 9:
 		return 0x2e40e400 | rm<<16 | uint32(rng.Intn(2))<<12 | regs
 	}
-	hl := uint32(rng.Intn(2+2*int(q))) // pair index H:L: 0..1 for 4H, 0..3 for 8H
+	hl := uint32(rng.Intn(2 + 2*int(q))) // pair index H:L: 0..1 for 4H, 0..3 for 8H
 	return 0x2f401000 | (hl&1)<<21 | rm<<16 | uint32(rng.Intn(4))<<13 | hl>>1<<11 | regs
 }
 
@@ -312,8 +312,8 @@ func TestFMLALByHand(t *testing.T) {
 // TestFCMAHalfByHand: (1+2i)*(3+4i) = -5+10i with FCMLA #0 then #90, in
 // half precision, vector and by element; FCADD #90 and #270.
 func TestFCMAHalfByHand(t *testing.T) {
-	a := halves(0x3c00, 0x4000, 0x3c00, 0x4000) // 1+2i, 1+2i
-	b := halves(0x4200, 0x4400, 0x4200, 0x4400) // 3+4i, 3+4i
+	a := halves(0x3c00, 0x4000, 0x3c00, 0x4000)                               // 1+2i, 1+2i
+	b := halves(0x4200, 0x4400, 0x4200, 0x4400)                               // 3+4i, 3+4i
 	r := fhmRunOne(t, 0x2e42c420, map[int][2]uint64{1: {a, 0}, 2: {b, 0}}, 0) // fcmla v0.4h, v1.4h, v2.4h, #0
 	if want := halves(0x4200, 0x4400, 0x4200, 0x4400); r.V[0][0] != want || r.V[0][1] != 0 {
 		t.Errorf("fcmla #0: %016x_%016x, want %016x", r.V[0][1], r.V[0][0], want)
