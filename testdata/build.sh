@@ -98,6 +98,7 @@ declare -A ISA_CFLAGS=(
 	[isa_atomics]="-march=armv8.1-a -mno-outline-atomics"
 	[isa_crypto]="-march=armv8.2-a+crypto+sha3 -O3"
 	[isa_fp16]="-march=armv8.2-a+fp16 -O3 -fno-math-errno"
+	[isa_fhm]="-march=armv8.4-a+fp16+fp16fml"
 	[cycdiv]="-march=armv8-a" # the cycle-clock profile's guest (cmd/uvm/pprofclock_test.go)
 )
 

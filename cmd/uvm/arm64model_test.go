@@ -21,7 +21,7 @@ var arm64Models = []struct {
 	{"armv8.1", 0x1983, "fp asimd crc32 atomics cpuid asimdrdm", "0x00 0x000"},
 	{"armv8.2", 0x1f83, "fp asimd crc32 atomics fphp asimdhp cpuid asimdrdm", "0x00 0x000"},
 	{"neoverse-n1", 0x109ffb, "fp asimd aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm lrcpc asimddp", "0x41 0xd0c"},
-	{"max", 0xc32fffb, "fp asimd aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm jscvt fcma lrcpc sha3 asimddp sha512 ilrcpc flagm flagm2 frint", "0x00 0x000"},
+	{"max", 0xcb2fffb, "fp asimd aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm jscvt fcma lrcpc sha3 asimddp sha512 asimdfhm ilrcpc flagm flagm2 frint", "0x00 0x000"},
 }
 
 // TestArm64CPUModels: with --cpu MODEL an arm64 guest sees the model's

@@ -54,6 +54,7 @@ const (
 	A64FeatJSCVT                          // FJCVTZS
 	A64FeatFCMA                           // FCMLA, FCADD
 	A64FeatFRINTTS                        // FRINT32Z/X, FRINT64Z/X
+	A64FeatFHM                            // FMLAL, FMLAL2, FMLSL, FMLSL2
 )
 
 // fp16Ops marks the FP ops (indexed by op - A64SIMDBase) whose Size 1
@@ -110,6 +111,8 @@ func (in *A64) Feature() A64Feature {
 			f |= A64FeatJSCVT
 		case A64VFCMLA, A64VFCADD:
 			f |= A64FeatFCMA
+		case A64VFMLAL, A64VFMLSL:
+			f |= A64FeatFHM
 		}
 		return f
 	}

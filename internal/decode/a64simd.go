@@ -948,6 +948,14 @@ func decodeThreeSame(raw uint32, in *A64, scalar bool) bool {
 	size := bf(raw, 22, 2)
 	opcode := bf(raw, 11, 5)
 	if opcode >= 0b11000 {
+		if !scalar && size&1 == 0 && (u == 0 && opcode == 0b11101 || u == 1 && opcode == 0b11001) {
+			// FMLAL, FMLSL (U = 0), FMLAL2, FMLSL2 (U = 1): FEAT_FHM,
+			// a64simdext.go; size<1> selects the subtracting forms.
+			in.Op = [2]A64Op{A64VFMLAL, A64VFMLSL}[size>>1]
+			in.Imm2 = uint64(u) << (1 + q)
+			in.Size = 2
+			return true
+		}
 		op := threeSameFP[u<<1|size>>1][opcode&7]
 		sz := size & 1
 		if op == 0 || (!scalar && sz == 1 && q == 0) {

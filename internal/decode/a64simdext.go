@@ -3,8 +3,10 @@ package decode
 // Advanced SIMD and FP extensions after Armv8.0: FEAT_RDM (SQRDMLAH,
 // SQRDMLSH: vector, scalar and by element), FEAT_DotProd (SDOT, UDOT:
 // vector and by element), FEAT_FRINTTS (FRINT32Z/X, FRINT64Z/X: scalar and
-// vector), FEAT_JSCVT (FJCVTZS) and FEAT_FCMA (FCMLA, FCADD; single and
-// double precision: the half-precision forms are not implemented). Field conventions as in a64simd.go: Size is the element size
+// vector), FEAT_JSCVT (FJCVTZS), FEAT_FCMA (FCMLA, FCADD; half, single
+// and double precision, the half forms with FEAT_FP16) and FEAT_FHM
+// (FMLAL, FMLAL2, FMLSL, FMLSL2: vector and by element, decoded by
+// decodeThreeSame and decodeByElemExt). Field conventions as in a64simd.go: Size is the element size
 // of the destination (H or S for RDM; S for the dot products, whose sources
 // are bytes), Flags SIMDScalar/SIMDByElem, Imm the element index.
 const (
@@ -17,11 +19,13 @@ const (
 	A64FJCVTZS                               // Rd(general, W) = JavaScript conversion of Dn; NZCV = 0Z00
 	A64VFCMLA                                // complex multiply-accumulate (FEAT_FCMA): Imm2 = rotation/90 (0..3); Size 2 or 3
 	A64VFCADD                                // complex add: Imm2 = 1 (#90) or 3 (#270)
+	A64VFMLAL                                // Rd.S[i] += Rn.H[i+p] * Rm.H[i+p] widened, one rounding (FEAT_FHM): Imm2 = p, 0 (FMLAL) or the element count (FMLAL2); Size 2
+	A64VFMLSL                                // Rd.S[i] -= …: FMLSL, FMLSL2
 
 	a64SIMDExtEnd
 )
 
-var a64SIMDExtNames = [...]string{"sqrdmlah", "sqrdmlsh", "sdot", "udot", "frint32/64", "frint32/64", "fjcvtzs", "fcmla", "fcadd"}
+var a64SIMDExtNames = [...]string{"sqrdmlah", "sqrdmlsh", "sdot", "udot", "frint32/64", "frint32/64", "fjcvtzs", "fcmla", "fcadd", "fmlal", "fmlsl"}
 
 func a64SIMDExtName(op A64Op) string {
 	if op < a64CryptoEnd || op >= a64SIMDExtEnd {
@@ -62,12 +66,12 @@ func decodeThreeExt(raw uint32, in *A64, scalar bool) bool {
 	return true
 }
 
-// fcmaSize: FCMLA/FCADD of singles (2S, 4S) and doubles (2D only); the
-// half-precision forms (size 01, FEAT_FCMA with FEAT_FP16) are not
-// implemented.
-func fcmaSize(size uint32, q uint8) bool { return size == 2 || size == 3 && q == 1 }
+// fcmaSize: FCMLA/FCADD of halves (4H, 8H; FEAT_FCMA with FEAT_FP16),
+// singles (2S, 4S) and doubles (2D only).
+func fcmaSize(size uint32, q uint8) bool { return size == 1 || size == 2 || size == 3 && q == 1 }
 
-// decodeByElemExt decodes the by-element forms of RDM and DotProd:
+// decodeByElemExt decodes the by-element forms of RDM, DotProd, FCMLA
+// and FMLAL/FMLSL:
 // (0 Q | 01) U 0111(1|1)1 size L M Rm opcode H 0 Rn Rd. It changes in only
 // when it accepts the word.
 func decodeByElemExt(raw uint32, in *A64, scalar bool) bool {
@@ -95,16 +99,37 @@ func decodeByElemExt(raw uint32, in *A64, scalar bool) bool {
 		d.Op = A64VSDOT + A64Op(u)
 		d.Imm = uint64(h<<1 | l)
 		d.Rm = uint8(m<<4 | bf(raw, 16, 4))
-	case opcode&0b1001 == 0b0001 && u == 1 && size == 2 && !scalar: // FCMLA (by element), singles
-		if l != 0 || d.Q == 0 {
+	case opcode&0b1001 == 0b0001 && u == 1 && (size == 1 || size == 2) && !scalar: // FCMLA (by element)
+		// Imm indexes a complex pair of Vm, not an element: H:L of the
+		// four half pairs (H = 0 for 4H, which has two), H of the two
+		// single pairs (L = 0, 4S only).
+		idx := h<<1 | l
+		if size == 2 && (l != 0 || d.Q == 0) || size == 1 && h != 0 && d.Q == 0 {
 			return false
 		}
+		if size == 2 {
+			idx = h
+		}
 		d.Op = A64VFCMLA
-		d.Imm = uint64(h) // the complex pair of Vm
+		d.Imm = uint64(idx)
 		d.Imm2 = uint64(opcode >> 1 & 3)
 		d.Rm = uint8(m<<4 | bf(raw, 16, 4))
+		d.Size = uint8(size)
+		d.Flags |= SIMDByElem
+		*in = d
+		return true
+	case opcode&0b0011 == 0 && opcode>>3 == u && size == 2 && !scalar: // FMLAL/FMLSL(2) (by element, FEAT_FHM)
+		// opcode 0000 FMLAL, 0100 FMLSL, 1000 FMLAL2, 1100 FMLSL2; U is
+		// opcode<3>. Vm is v0..v15, the index H:L:M of its eight halves.
+		d.Op = A64VFMLAL
+		if opcode&0b0100 != 0 {
+			d.Op = A64VFMLSL
+		}
+		d.Imm = uint64(h<<2 | l<<1 | m)
+		d.Rm = uint8(bf(raw, 16, 4))
+		d.Imm2 = uint64(u) << (1 + d.Q)
 		d.Size = 2
-		d.Flags |= SIMDByElem // Imm indexes a complex pair, not an element
+		d.Flags |= SIMDByElem
 		*in = d
 		return true
 	default:

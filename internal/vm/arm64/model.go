@@ -74,6 +74,7 @@ func featuresOf(hwcap, hwcap2 uint64) decode.A64Feature {
 		{HWCAPSHA3, decode.A64FeatSHA3}, {HWCAPLRCPC, decode.A64FeatLRCPC},
 		{HWCAPILRCPC, decode.A64FeatLRCPC2}, {HWCAPFLAGM, decode.A64FeatFlagM},
 		{HWCAPJSCVT, decode.A64FeatJSCVT}, {HWCAPFCMA, decode.A64FeatFCMA},
+		{HWCAPASIMDFHM, decode.A64FeatFHM},
 	} {
 		if hwcap&p.cap == p.cap {
 			f |= p.feat

@@ -13,9 +13,10 @@ package arm64
 // FEAT_FP16 half-precision arithmetic uses the same ops with Size 1 (the
 // decoder's a64fp16.go); half precision always takes the soft-float path.
 // Not implemented, rejected by the decoder (SIGILL) and not advertised:
-// FP16 FCMLA/FCADD and FMLAL/FMLSL (FEAT_FHM), SM3/SM4 (AES, PMULL 1Q, SHA1/SHA256/SHA512/SHA3 are in
-// crypto.go; dot products, SQRDMLAH/SQRDMLSH, FRINT32/64, FJCVTZS and
-// FCMLA/FCADD of singles and doubles in simdext.go), BF16, I8MM. Trapping of floating-point exceptions is
+// SM3/SM4 (AES, PMULL 1Q, SHA1/SHA256/SHA512/SHA3 are in crypto.go; dot
+// products, SQRDMLAH/SQRDMLSH, FRINT32/64, FJCVTZS, FCMLA/FCADD of halves,
+// singles and doubles and FMLAL/FMLSL (FEAT_FHM) in simdext.go), BF16,
+// I8MM. Trapping of floating-point exceptions is
 // not implemented (FPCR trap enables are RES0).
 //
 // Testing: simd_oracle_test.go compares random instructions and states

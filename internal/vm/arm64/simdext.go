@@ -3,7 +3,9 @@ package arm64
 // Advanced SIMD and FP extensions after Armv8.0 (decode/a64simdext.go):
 // FEAT_RDM (HWCAP_ASIMDRDM: SQRDMLAH, SQRDMLSH), FEAT_DotProd
 // (HWCAP_ASIMDDP: SDOT, UDOT), FEAT_FRINTTS (HWCAP2_FRINT: FRINT32/64) and
-// FEAT_JSCVT (HWCAP_JSCVT: FJCVTZS), after the Arm ARM pseudocode.
+// FEAT_JSCVT (HWCAP_JSCVT: FJCVTZS), FEAT_FCMA (HWCAP_FCMA: FCMLA,
+// FCADD of halves, singles and doubles) and FEAT_FHM (HWCAP_ASIMDFHM:
+// FMLAL, FMLAL2, FMLSL, FMLSL2), after the Arm ARM pseudocode.
 
 import (
 	"math/bits"
@@ -13,8 +15,12 @@ import (
 
 // execSIMDExt executes the ops of decode/a64simdext.go.
 func (r *Regs) execSIMDExt(in *decode.A64) simdResult {
-	if in.Op == decode.A64VFCMLA || in.Op == decode.A64VFCADD {
+	switch in.Op {
+	case decode.A64VFCMLA, decode.A64VFCADD:
 		r.fcma(in)
+		return simdOK
+	case decode.A64VFMLAL, decode.A64VFMLSL:
+		r.fmlal(in)
 		return simdOK
 	}
 	a, b, d := r.V[in.Rn], r.V[in.Rm], r.V[in.Rd]
@@ -207,4 +213,53 @@ func (r *Regs) fcma(in *decode.A64) {
 		setElem(&res, 2*e+1, sz, r.fmuladd(elem(&d3, 2*e+1, sz), e4, e3, sz))
 	}
 	r.setVec(in.Rd, res, in.Q)
+}
+
+// fmlal is FMLAL, FMLAL2, FMLSL and FMLSL2 (vector and by element): each
+// single lane i of Vd accumulates the product of the halves i+Imm2 of Vn
+// and of Vm (or the half Imm of Vm, by element), FMLSL negating Vn's, with
+// FPMulAddH: the halves are widened to single exactly (the product of two
+// halves is exact in single), then added with one rounding to single.
+// The halves are unpacked with FPCR.FZ16, the addend and the result with
+// FZ.
+func (r *Regs) fmlal(in *decode.A64) {
+	n1, m2, d3 := r.V[in.Rn], r.V[in.Rm], r.V[in.Rd]
+	var neg uint64
+	if in.Op == decode.A64VFMLSL {
+		neg = 1 << 15
+	}
+	var res [2]uint64
+	for e := 0; e < nElems(in, 2); e++ {
+		k := e + int(in.Imm2)
+		h2 := elem(&m2, k, 1)
+		if in.Flags&decode.SIMDByElem != 0 {
+			h2 = elem(&m2, int(in.Imm), 1)
+		}
+		w1 := fpWidenHalf(elem(&n1, k, 1)^neg, r.FPCR)
+		w2 := fpWidenHalf(h2, r.FPCR)
+		setElem(&res, e, 2, r.fmuladd(elem(&d3, e, 2), w1, w2, 2))
+	}
+	r.setVec(in.Rd, res, in.Q)
+}
+
+// fpWidenHalf is the exact single-precision value of the IEEE half h as
+// FPUnpack sees it (FPCR.FZ16 flushes a denormal to a zero of its sign,
+// without IDC; FPCR.AHP does not apply): NaNs keep their sign, quiet bit
+// and payload (FPConvertNaN), so that the single-precision FPMulAdd
+// processes them as FPProcessNaNs3H does the halves. Every half
+// denormal is a normal single, which FPCR.FZ does not flush.
+func fpWidenHalf(h uint64, fpcr uint32) uint64 {
+	sign := h >> 15 & 1 << 31
+	e := h >> 10 & 0x1f
+	frac := h & 0x3ff
+	switch {
+	case e == 0x1f:
+		return sign | 0xff<<23 | frac<<13
+	case e != 0:
+		return sign | (e-15+127)<<23 | frac<<13
+	case frac == 0 || fpFlush16(fpcr):
+		return sign
+	}
+	n := bits.Len64(frac) // the value frac * 2^-24 has its leading one at 2^(n-25)
+	return sign | uint64(n-25+127)<<23 | frac<<(24-n)&(1<<23-1)
 }
