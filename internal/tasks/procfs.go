@@ -160,14 +160,15 @@ func procUnmodelled(g string) bool {
 	return c[0] != "mounts" && c[0] != "net"
 }
 
-// machineProcFile: the per-process files that /proc/mounts and /proc/net
-// link to describe the machine's mounts and network, not uvm's process;
-// like /proc/cpuinfo they stay the host's (README, Security model).
+// machineProcFile: the per-process files that /proc/net links to
+// describe the machine's network, not uvm's process; they stay the
+// host's (README, Security model). The mount table is uvm's
+// (proc_mounts.go); mountstats does not exist.
 func machineProcFile(p string) bool {
 	rest, _ := strings.CutPrefix(p, "/proc/")
 	_, rest, _ = strings.Cut(rest, "/") // the pid, self or thread-self
 	switch rest {
-	case "mounts", "mountinfo", "mountstats", "net":
+	case "net":
 		return true
 	}
 	return strings.HasPrefix(rest, "net/")

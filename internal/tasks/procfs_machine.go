@@ -121,8 +121,21 @@ func (t *Task) procMachineLookup(g string, c []string) (procEntry, bool, Errno) 
 			return out
 		}}
 	}
-	if c[0] == "mounts" || c[0] == "net" {
-		return procEntry{}, false, 0 // links to self/mounts, self/net: the host's
+	if c[0] == "mounts" && len(c) == 1 {
+		// The link to self/mounts (as Linux's), followed by open and stat.
+		e := procEntry{path: g, mode: sIFLNK | 0o777, target: func() (string, Errno) { return "self/mounts", 0 }}
+		e.follow = func() (*openFile, Errno) {
+			data := []byte(formatMounts(t.tg.k.guestMounts()))
+			ent := procEntry{path: "/proc/" + itoa(int(t.tg.pid)) + "/mounts", mode: sIFREG | 0o444}
+			return &openFile{ops: &procDataFile{memFile: memFile{data: data}, ent: ent}, path: ent.path}, 0
+		}
+		return e, true, 0
+	}
+	if c[0] == "mounts" {
+		return procEntry{}, true, ENOTDIR
+	}
+	if c[0] == "net" {
+		return procEntry{}, false, 0 // the link to self/net: the host's
 	}
 	switch len(c) {
 	case 1:

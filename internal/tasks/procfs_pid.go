@@ -470,7 +470,11 @@ func (t *Task) procPIDLookup(p procPID, c []string) (procEntry, bool, Errno) {
 			return guarded(t.procDirEntry(p, g, 0o500, func() []dirent { return procFDDirents(p) })), true, 0
 		case "fdinfo":
 			return guarded(t.procDirEntry(p, g, 0o500, func() []dirent { return procFDInfoDirents(p) })), true, 0
-		case "mounts", "mountinfo", "net":
+		case "mounts":
+			return file(0o444, func() ([]byte, Errno) { return []byte(formatMounts(t.tg.k.guestMounts())), 0 }), true, 0
+		case "mountinfo":
+			return file(0o444, func() ([]byte, Errno) { return []byte(formatMountinfo(t.tg.k.guestMounts())), 0 }), true, 0
+		case "net":
 			return procEntry{}, false, 0 // the machine's (machineProcFile)
 		}
 		return procEntry{}, true, ENOENT
@@ -619,6 +623,10 @@ func (t *Task) procFDInfo(tg *ThreadGroup, fd int32, f *openFile) []byte {
 		mnt = procMntProc
 	case !strings.HasPrefix(f.path, "/"):
 		mnt = procMntAnons
+	default:
+		if id := t.tg.k.mountIDOf(f.path); id >= procMntBind0 {
+			mnt = id // a file on a --bind
+		}
 	}
 	st, _ := f.ops.stat(t, f)
 	var b strings.Builder
