@@ -120,6 +120,16 @@ type EventReporter interface {
 	SetEvents(ev Events)
 }
 
+// ForkFollower is an EventReporter that can debug a fork child instead
+// of its parent (gdb's follow-fork-mode child): gdb detaches the parent
+// with D;PID at the child's fork event, and the stub then calls
+// FollowFork; from then on the target is the child (Pid, Threads, …).
+type ForkFollower interface {
+	// FollowFork makes the fork child pid the target; the parent runs
+	// on undebugged from the next resume.
+	FollowFork(pid int) error
+}
+
 // SyscallCatcher is a Target that can stop at syscalls (optional: the
 // stub offers QCatchSyscalls only to a Target that implements it).
 type SyscallCatcher interface {
