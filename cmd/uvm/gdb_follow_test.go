@@ -23,10 +23,18 @@ func TestGDBFollowForkChild(t *testing.T) {
 				if arch == "amd64" {
 					arg = "$rdi"
 				}
-				r := runUnderGDB(t, arch, flags, "gdbwatch", []string{"fork"},
-					"set follow-fork-mode child", "break bump if "+arg+" == 100", "continue",
-					"printf \"arg=%d counter=%d\\n\", "+arg+", *(long *)&counter",
-					"info inferiors", "finish", "printf \"after=%d\\n\", *(long *)&counter", "continue")
+				cmds := []string{"set follow-fork-mode child", "break bump if " + arg + " == 100", "continue",
+					"printf \"arg=%d counter=%d\\n\", " + arg + ", *(long *)&counter", "info inferiors"}
+				if det {
+					// Reverse execution re-executes the first process:
+					// refused in a followed child, the pc stays.
+					cmds = append(cmds, "reverse-stepi", "printf \"pc-at-bump=%d\\n\", $pc == bump")
+				}
+				cmds = append(cmds, "finish", "printf \"after=%d\\n\", *(long *)&counter", "continue")
+				r := runUnderGDB(t, arch, flags, "gdbwatch", []string{"fork"}, cmds...)
+				if det {
+					mustContain(t, r, "this session follows a fork child", "pc-at-bump=1\n")
+				}
 				mustContain(t, r, "[Attaching after ", " fork to child ", "[Detaching after fork from parent process ",
 					"hit Breakpoint 1, ", " in bump ()", "arg=100 counter=15\n", "after=115\n", "exited normally]")
 				if strings.Contains(r.gdb, "arg=1 ") {

@@ -131,6 +131,8 @@ type Debugger struct {
 	// (debug_follow.go), true once their fork was reported (protected
 	// by mu).
 	holds map[int32]bool
+	// followed: the session follows a fork child (no reverse execution).
+	followed atomic.Bool
 }
 
 // NewDebugger attaches a debugger to the first process k starts. With

@@ -1,6 +1,9 @@
 package tasks
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Following a fork child (gdb's `set follow-fork-mode child`): while
 // the debugger asks for fork events, a new process forked by a traced
@@ -13,6 +16,10 @@ import "fmt"
 // once its child released the memory, so a vfork child cannot be
 // followed. Holding a child changes no schedule: it waits only while
 // the process is stopped for the fork event.
+
+// errFollowed refuses reverse execution in a followed child: a
+// re-execution debugs the first process.
+var errFollowed = errors.New("reverse execution: this session follows a fork child; its history before the fork cannot be re-executed under the debugger")
 
 // holdChild holds the new process child of traced thread t (called by
 // fork before the child's first thread starts).
@@ -103,6 +110,7 @@ func (d *Debugger) FollowFork(pid int32) error {
 		old.mu.Unlock()
 	}
 	delete(d.holds, pid)
+	d.followed.Store(true)
 	d.tg.Store(child)
 	return nil
 }
