@@ -855,7 +855,7 @@ func (s *session) stopReply(st Stop) []byte {
 // becomes the target. ok false: D detaches the whole session.
 func (s *session) followFork(p []byte) (reply []byte, ok bool) {
 	ff, can := s.t.(ForkFollower)
-	if len(p) == 0 || s.exited || s.last.Event != EventFork || s.last.ChildPid <= 0 || !can {
+	if len(p) == 0 || s.exited || s.last.Event != EventFork || s.last.ChildPid <= 0 || s.forkKept != s.last.ChildPid || !can {
 		return nil, false
 	}
 	if err := ff.FollowFork(s.last.ChildPid); err != nil {
