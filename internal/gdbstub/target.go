@@ -114,7 +114,8 @@ type Events struct {
 // EventReporter is a Target that reports process events (optional: the
 // stub offers multiprocess+, fork-events+, vfork-events+ and
 // exec-events+ only to a Target that implements it). Fork and vfork
-// children are not debugged: gdb detaches them (D;PID) and they run on.
+// children are not debugged: gdb detaches them (D;PID) and they run on,
+// unless the Target is a ForkFollower and gdb follows the child.
 type EventReporter interface {
 	// SetEvents says which events to report from the next resume on.
 	SetEvents(ev Events)
