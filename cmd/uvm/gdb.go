@@ -261,6 +261,14 @@ func (t *gdbTarget) CatchSyscalls(on bool, nrs []uint64) error {
 // SetEvents implements gdbstub.EventReporter.
 func (t *gdbTarget) SetEvents(ev gdbstub.Events) { t.d.SetEvents(ev.Fork, ev.Vfork, ev.Exec) }
 
+// FollowFork implements gdbstub.ForkFollower.
+func (t *gdbTarget) FollowFork(pid int) error {
+	if pid <= 0 || pid > 1<<31-1 {
+		return fmt.Errorf("bad pid %d", pid)
+	}
+	return t.d.FollowFork(int32(pid))
+}
+
 // Interrupt implements gdbstub.Target: it abandons a reverse command in
 // progress, or stops the running process.
 func (t *gdbTarget) Interrupt() {

@@ -62,6 +62,9 @@ type session struct {
 	// events: the process events the client asked for (EventReporter).
 	multi  bool
 	events Events
+	// forkKept is the child of the last fork or vfork stop until gdb
+	// detaches it or follows it (0: none).
+	forkKept int
 	// files are the client's host I/O descriptors (hostio.go).
 	files map[uint64]File
 }
@@ -236,7 +239,13 @@ func (s *session) handle(p []byte) (reply []byte, done bool, err error) {
 			if pid < 0 {
 				return errReply(1), false, nil
 			}
+			if pid == s.forkKept {
+				s.forkKept = 0
+			}
 			return replyOK, false, nil
+		}
+		if reply, ok := s.followFork(p[1:]); ok {
+			return reply, false, nil
 		}
 		if !s.exited {
 			s.t.Detach()
@@ -734,6 +743,15 @@ func (s *session) resume(acts []ResumeAction) ([]byte, bool, error) {
 	if s.exited {
 		return s.stopReply(s.last), false, nil
 	}
+	if s.forkKept > 0 {
+		// gdb keeps both processes (detach-on-fork off): say so, the
+		// child is not debugged.
+		msg := fmt.Sprintf("uvm: fork child %d is not debugged (one process at a time: detach-on-fork off is not supported); it runs on\n", s.forkKept)
+		s.forkKept = 0
+		if err := s.reply(appendHex([]byte{'O'}, []byte(msg))); err != nil {
+			return nil, true, err
+		}
+	}
 	return s.wait(s.t.Resume(acts))
 }
 
@@ -747,6 +765,9 @@ func (s *session) wait(ch <-chan Stop) ([]byte, bool, error) {
 			}
 			s.last = st
 			s.gThread = 0
+			if st.Event == EventFork || st.Event == EventVfork {
+				s.forkKept = st.ChildPid
+			}
 			if st.Kind != StopSignal {
 				s.exited = true
 			}
@@ -827,6 +848,23 @@ func (s *session) stopReply(st Stop) []byte {
 		b = fmt.Appendf(b, "thread:%s;", s.threadID(st.Thread))
 	}
 	return b
+}
+
+// followFork handles the D;PID of the target's own process at a fork
+// event (gdb follows the child and detaches the parent): the child
+// becomes the target. ok false: D detaches the whole session.
+func (s *session) followFork(p []byte) (reply []byte, ok bool) {
+	ff, can := s.t.(ForkFollower)
+	if len(p) == 0 || s.exited || s.last.Event != EventFork || s.last.ChildPid <= 0 || s.forkKept != s.last.ChildPid || !can {
+		return nil, false
+	}
+	if err := ff.FollowFork(s.last.ChildPid); err != nil {
+		s.logf("follow fork child %d: %v", s.last.ChildPid, err)
+		return errReply(1), true
+	}
+	s.last = Stop{Kind: StopSignal, Thread: s.last.ChildTid, Signal: s.last.Signal, Break: -1}
+	s.gThread, s.cThread, s.forkKept = 0, 0, 0
+	return replyOK, true
 }
 
 // otherProcess parses the ";PID" of D and vKill: ok when it names a

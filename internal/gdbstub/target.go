@@ -114,10 +114,21 @@ type Events struct {
 // EventReporter is a Target that reports process events (optional: the
 // stub offers multiprocess+, fork-events+, vfork-events+ and
 // exec-events+ only to a Target that implements it). Fork and vfork
-// children are not debugged: gdb detaches them (D;PID) and they run on.
+// children are not debugged: gdb detaches them (D;PID) and they run on,
+// unless the Target is a ForkFollower and gdb follows the child.
 type EventReporter interface {
 	// SetEvents says which events to report from the next resume on.
 	SetEvents(ev Events)
+}
+
+// ForkFollower is an EventReporter that can debug a fork child instead
+// of its parent (gdb's follow-fork-mode child): gdb detaches the parent
+// with D;PID at the child's fork event, and the stub then calls
+// FollowFork; from then on the target is the child (Pid, Threads, …).
+type ForkFollower interface {
+	// FollowFork makes the fork child pid the target; the parent runs
+	// on undebugged from the next resume.
+	FollowFork(pid int) error
 }
 
 // SyscallCatcher is a Target that can stop at syscalls (optional: the

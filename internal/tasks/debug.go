@@ -127,6 +127,12 @@ type Debugger struct {
 	events   atomic.Uint32
 	// rev is the reverse-execution state (debug_reverse.go).
 	rev reverseState
+	// holds are the fork children held before their first instruction
+	// (debug_follow.go), true once their fork was reported (protected
+	// by mu).
+	holds map[int32]bool
+	// followed: the session follows a fork child (no reverse execution).
+	followed atomic.Bool
 }
 
 // NewDebugger attaches a debugger to the first process k starts. With
@@ -218,6 +224,7 @@ func (d *Debugger) deliverLocked() {
 		}
 	}
 	d.pending = nil
+	d.holdReportedLocked(&st)
 	d.out <- st
 	d.out = nil
 }
@@ -262,6 +269,7 @@ func (d *Debugger) Resume(acts []DebugAction) <-chan DebugStop {
 		stepping = stepping || a.Step
 	}
 	clear(d.stepReport)
+	d.releaseHoldsLocked()
 	d.slow.Store(stepping || len(d.nbreak) > 0 || len(d.wstate.points) > 0)
 	out := make(chan DebugStop, 1)
 	d.out = out
@@ -291,6 +299,7 @@ func (d *Debugger) Detach() {
 	d.slow.Store(false)
 	d.on.Store(false)
 	d.acts, d.def = map[int32]DebugAction{}, DebugAction{}
+	clear(d.holds)
 	d.resumeLocked()
 }
 
@@ -571,7 +580,11 @@ func (t *Task) debugSignal(info *signals.SigInfo) bool {
 // breakpoints, single steps, and the rest of the slice after a stop.
 func (t *Task) debugRun(budget int64) vm.Exit {
 	d := t.tg.k.dbg
+	d.waitHold(t) // debug_follow.go
 	traced := d.traced(t)
+	if !traced && t.cpu.TLB().Watch() != nil {
+		t.cpu.TLB().SetWatch(nil) // a process the debugger left
+	}
 	d.enter(t)
 	defer d.leave(t)
 	pcExit := func() vm.Exit { return vm.Exit{Reason: vm.ExitBudget, PC: t.cpu.PC()} }

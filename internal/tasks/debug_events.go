@@ -20,7 +20,8 @@ import (
 // execve replaced its program, stops as it returns from the syscall
 // (before a syscall-return catchpoint, as PTRACE_EVENT_FORK/EXEC stops
 // come before the syscall-exit stop). The child is not traced: it runs
-// on, as after gdb's default detach-on-fork. A vfork parent reports the
+// on, as after gdb's default detach-on-fork, unless the debugger follows
+// it (debug_follow.go). A vfork parent reports the
 // vfork and then vforkdone, both after its child has released the memory
 // (uvm's vfork waits inside the syscall), so gdb's breakpoints, which
 // never change memory here, are never seen by the child anyway.
@@ -160,7 +161,7 @@ func (t *Task) debugSyscallExit(ds debugSys) {
 func (t *Task) debugSyscall(entry bool, nr uint64) {
 	d := t.tg.k.dbg
 	c := d.catchSys.Load()
-	if c == nil || !d.on.Load() || !(c.all || c.nrs[nr]) {
+	if c == nil || !d.on.Load() || !(c.all || c.nrs[nr]) || !d.traced(t) {
 		return
 	}
 	st := DebugStop{Tid: t.tid, Signal: int(signals.SIGTRAP), Break: -1, Syscall: DebugSyscallReturn, SyscallNr: nr}

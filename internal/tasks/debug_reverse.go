@@ -178,6 +178,8 @@ func (d *Debugger) Reversible() error {
 		return errNotDet
 	case d.rev.tainted.Load():
 		return errTainted
+	case d.followed.Load():
+		return errFollowed // debug_follow.go
 	}
 	return nil
 }

@@ -179,6 +179,9 @@ func (t *Task) forkProcess(flags, stack, ptid, tls, ctid uint64) uint64 {
 	}
 	child.live.Add(1)
 	k.event("%d fork flags=%#x child=%d", t.tid, flags, child.pid)
+	if k.dbg != nil {
+		t.holdChild(child, flags) // debug_follow.go
+	}
 	k.startTask(nt)
 	if flags&cloneVfork != 0 {
 		done := child.proc.vforkDone

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestGDBFollowForkChild: with `set follow-fork-mode child` gdb detaches
+// the parent at the fork event and debugs the child, which has not run
+// yet: a breakpoint in the child stops there with the child's memory
+// (the parent's counter, 15, then the child's own bump to 115), and the
+// child's exit ends the session while the parent ran on untraced.
+func TestGDBFollowForkChild(t *testing.T) {
+	for _, arch := range []string{"arm64", "amd64"} {
+		for _, det := range []bool{false, true} {
+			name := arch
+			var flags []string
+			if det {
+				name, flags = arch+"-det", []string{"--det"}
+			}
+			t.Run(name, func(t *testing.T) {
+				arg := "$x0"
+				if arch == "amd64" {
+					arg = "$rdi"
+				}
+				cmds := []string{"set follow-fork-mode child", "break bump if " + arg + " == 100", "continue",
+					"printf \"arg=%d counter=%d\\n\", " + arg + ", *(long *)&counter", "info inferiors"}
+				if det {
+					// Reverse execution re-executes the first process:
+					// refused in a followed child, the pc stays.
+					cmds = append(cmds, "reverse-stepi", "printf \"pc-at-bump=%d\\n\", $pc == bump")
+				}
+				cmds = append(cmds, "finish", "printf \"after=%d\\n\", *(long *)&counter", "continue")
+				r := runUnderGDB(t, arch, flags, "gdbwatch", []string{"fork"}, cmds...)
+				if det {
+					mustContain(t, r, "this session follows a fork child", "pc-at-bump=1\n")
+				}
+				mustContain(t, r, "[Attaching after ", " fork to child ", "[Detaching after fork from parent process ",
+					"hit Breakpoint 1, ", " in bump ()", "arg=100 counter=15\n", "after=115\n", "exited normally]")
+				if strings.Contains(r.gdb, "arg=1 ") {
+					t.Errorf("the breakpoint's condition stopped in the parent:\n%s", r.gdb)
+				}
+				if r.code != 0 || r.stdout != "child counter=115\ncounter=15 ppid-positive=1\n" {
+					t.Errorf("uvm status %d, stdout %q", r.code, r.stdout)
+				}
+			})
+		}
+	}
+}
+
+// TestGDBDetachOnForkOff: gdb keeping both processes is not supported;
+// the stub says so (an O packet gdb prints) and the child runs on.
+func TestGDBDetachOnForkOff(t *testing.T) {
+	r := runUnderGDB(t, "amd64", nil, "gdbwatch", []string{"fork"},
+		"set detach-on-fork off", "catch fork", "continue", "continue")
+	mustContain(t, r, "Catchpoint 1 (forked process ", "is not debugged (one process at a time: detach-on-fork off is not supported)")
+	if r.code != 0 || r.stdout != "child counter=115\ncounter=15 ppid-positive=1\n" {
+		t.Errorf("uvm status %d, stdout %q", r.code, r.stdout)
+	}
+}
