@@ -253,18 +253,25 @@ func (t *Task) sysFcntlLock(f *openFile, cmd, arg uint64) uint64 {
 	// flock_to_posix_lock: the range from l_whence, l_start and l_len.
 	switch whence {
 	case 0:
-	case 1:
-		pos, e := f.ops.seek(t, f, 0, 1)
-		if e != 0 {
-			return errRet(e)
+	case 1, 2:
+		var base int64
+		if whence == 1 {
+			pos, e := f.ops.seek(t, f, 0, 1)
+			if e != 0 {
+				return errRet(e)
+			}
+			base = pos
+		} else {
+			st, e := t.statFile(f)
+			if e != 0 {
+				return errRet(e)
+			}
+			base = st.size
 		}
-		start += pos
-	case 2:
-		st, e := t.statFile(f)
-		if e != 0 {
-			return errRet(e)
+		if start > offsetMax-base {
+			return errRet(EOVERFLOW)
 		}
-		start += st.size
+		start += base
 	default:
 		return errRet(EINVAL)
 	}
