@@ -469,7 +469,7 @@ func (k *Kernel) snapshotFDs(t *fdTable) ([]fdSnap, error) {
 }
 
 func (k *Kernel) snapshotFile(f *openFile) (*fileSnap, error) {
-	if f.flockKey != nil || f.dirents != nil {
+	if f.flockKey != nil || f.plockKey.Load() != nil && k.plocks.any() || f.dirents != nil {
 		return nil, fmt.Errorf("descriptor of %s: locked or being listed", f.path)
 	}
 	for i, s := range k.stdioFiles {

@@ -39,6 +39,19 @@ func (t *Task) notPermitted(what string) uint64 {
 	return errRet(EPERM)
 }
 
+// cloneNamespaces answers a clone (fork) that asks for new namespaces:
+// copy_process's flag checks, then EPERM as for unshare. CLONE_NEWUSER
+// too: uvm does not model user namespaces (no uid_map, gid_map or
+// setgroups files, no mapped credentials), so it answers as a Linux with
+// unprivileged user namespaces disabled (kernel.unprivileged_userns_clone=0)
+// rather than create a process that only looks namespaced.
+func (t *Task) cloneNamespaces(flags uint64) uint64 {
+	if flags&(cloneNewNS|cloneFS) == cloneNewNS|cloneFS || flags&(cloneNewUser|cloneFS) == cloneNewUser|cloneFS {
+		return errRet(EINVAL)
+	}
+	return t.notPermitted("clone of a namespace")
+}
+
 // sysUnshare is ksys_unshare's flag checks and the parts uvm can do.
 func (t *Task) sysUnshare(flags uint64) uint64 {
 	if flags&cloneNewUser != 0 {

@@ -17,6 +17,9 @@ type openFile struct {
 	flags int    // O_ACCMODE | O_APPEND | O_NONBLOCK …
 	// flockKey is the file's flock(2) lock, if held (Kernel.flocks.mu).
 	flockKey *flockKey
+	// plockKey is the inode of the record locks taken through the file
+	// (file_lock_posix.go), once one was.
+	plockKey atomic.Pointer[flockKey]
 	// mu protects dirents and direntPos (getdents64 state of a
 	// directory: the listing taken at the first getdents and the index
 	// of the next entry).
@@ -147,6 +150,7 @@ func (t *fdTable) dupTo(oldfd, newfd int32, cloexec bool) Errno {
 	t.install(newfd, e.f, cloexec)
 	t.mu.Unlock()
 	if had {
+		t.k.closedBy(t, old.f)
 		t.release(old.f)
 	}
 	return 0
@@ -163,6 +167,7 @@ func (t *fdTable) close(fd int32) Errno {
 	if !ok {
 		return EBADF
 	}
+	t.k.closedBy(t, e.f)
 	t.release(e.f)
 	return 0
 }
@@ -172,6 +177,7 @@ func (t *fdTable) release(f *openFile) {
 		return
 	}
 	t.k.flocks.unlock(f)
+	t.k.plocks.removeOwner(f, nil)
 	f.ops.release()
 }
 

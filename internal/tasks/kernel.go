@@ -184,6 +184,8 @@ type Kernel struct {
 	procs  map[int32]*ThreadGroup
 	// flocks is the flock(2) lock table.
 	flocks flockTable
+	// plocks is the POSIX record lock table (fcntl F_SETLK…).
+	plocks plockTable
 	// fs is the guest's view of the host file system (Options.Chroot,
 	// Options.Root); fsErr is why it could not be set up (Start fails).
 	fs    vfs

@@ -87,6 +87,9 @@ func (t *Task) forkProcess(flags, stack, ptid, tls, ctid uint64) uint64 {
 	if flags&cloneThread != 0 || flags&cloneSighand != 0 && flags&cloneVM == 0 {
 		return errRet(EINVAL)
 	}
+	if flags&cloneNewAny != 0 {
+		return t.cloneNamespaces(flags)
+	}
 	if !k.mayFork(tg) {
 		return errRet(EAGAIN)
 	}

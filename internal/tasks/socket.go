@@ -1436,7 +1436,8 @@ func (t *Task) recvmsg1(s *sock, f *openFile, mh uint64, flags int) (int, Errno)
 	if e := t.scatterMsg(m, r.data, from); e != 0 {
 		return 0, e
 	}
-	mflags := r.flags
+	// ____sys_recvmsg starts msg_flags from the caller's MSG_CMSG_CLOEXEC.
+	mflags := r.flags | flags&msgCMSG_CLOEXEC
 	ctl, trunc := t.buildCmsgs(s, r, m.field64(mhControlLen), flags)
 	if trunc {
 		mflags |= msgCTRUNC

@@ -707,11 +707,8 @@ func (t *Task) sysFcntl(fd int32, cmd, arg uint64) uint64 {
 		const settable = oAPPEND | oNONBLOCK
 		f.flags = f.flags&^settable | int(arg)&settable
 		return 0
-	case fGETLK:
-		// No locks are held by anyone else: report F_UNLCK (l_type at 0).
-		return errOr0(t.putU32(arg, 2))
-	case fSETLK, fSETLKW:
-		return 0
+	case fGETLK, fSETLK, fSETLKW, fOFD_GETLK, fOFD_SETLK, fOFD_SETLKW:
+		return t.sysFcntlLock(f, cmd, arg)
 	}
 	return errRet(EINVAL)
 }

@@ -295,8 +295,11 @@ func (t *Task) sysClone(flags, stack, ptid, tls, ctid uint64) uint64 {
 	if flags&cloneThread == 0 {
 		return t.forkProcess(flags, stack, ptid, tls, ctid)
 	}
-	if flags&threadFlags != threadFlags {
+	if flags&threadFlags != threadFlags || flags&(cloneNewUser|cloneNewPID) != 0 {
 		return errRet(EINVAL)
+	}
+	if flags&cloneNewAny != 0 {
+		return t.notPermitted("clone of a namespace")
 	}
 	tg := t.tg
 	if !tg.k.mayClone() {
