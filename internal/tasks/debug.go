@@ -457,21 +457,27 @@ func (d *Debugger) parkLocked(t *Task) {
 		ch := d.resumeCh
 		d.deliverLocked()
 		d.mu.Unlock()
-		if t.tg.k.det != nil {
-			// The baton holder keeps the baton: nothing else runs.
-			<-ch
-		} else {
-			t.waitKillable(func() bool {
-				select {
-				case <-ch:
-					return true
-				default:
-					return false
-				}
-			}, func() <-chan struct{} { return ch }, -1)
-		}
+		waitResume(t, ch)
 		d.mu.Lock()
 	}
+}
+
+// waitResume blocks t until ch (a resumeCh) closes, or, in parallel
+// mode, until t is killed. Called without mu.
+func waitResume(t *Task, ch <-chan struct{}) {
+	if t.tg.k.det != nil {
+		// The baton holder keeps the baton: nothing else runs.
+		<-ch
+		return
+	}
+	t.waitKillable(func() bool {
+		select {
+		case <-ch:
+			return true
+		default:
+			return false
+		}
+	}, func() <-chan struct{} { return ch }, -1)
 }
 
 // enter is the gate before guest instructions: it parks t while the

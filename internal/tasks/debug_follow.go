@@ -47,18 +47,7 @@ func (d *Debugger) waitHold(t *Task) {
 		}
 		ch := d.resumeCh
 		d.mu.Unlock()
-		if t.tg.k.det != nil {
-			<-ch
-		} else {
-			t.waitKillable(func() bool {
-				select {
-				case <-ch:
-					return true
-				default:
-					return false
-				}
-			}, func() <-chan struct{} { return ch }, -1)
-		}
+		waitResume(t, ch)
 		d.mu.Lock()
 	}
 }
