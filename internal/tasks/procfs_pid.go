@@ -257,6 +257,12 @@ func (t *Task) procCanonStep(g string, last bool) (string, bool, Errno) {
 			return join(fmt.Sprintf("/proc/%d/task/%d", t.tg.pid, t.tid), 1), true, 0
 		}
 		return g, false, 0
+	case "net":
+		// The link to self/net, uvm's in the loopback network.
+		if !t.tg.k.hostNet() && (!final(0) || last) {
+			return join("/proc/"+itoa(int(t.tg.pid))+"/net", 1), true, 0
+		}
+		return g, false, 0
 	}
 	pid, ok := parseProcNum(c[0])
 	if !ok {
@@ -475,7 +481,10 @@ func (t *Task) procPIDLookup(p procPID, c []string) (procEntry, bool, Errno) {
 		case "mountinfo":
 			return file(0o444, func() ([]byte, Errno) { return []byte(formatMountinfo(t.tg.k.guestMounts())), 0 }), true, 0
 		case "net":
-			return procEntry{}, false, 0 // the machine's (machineProcFile)
+			if tg.k.hostNet() {
+				return procEntry{}, false, 0 // the machine's (machineProcFile)
+			}
+			return t.procNetLookup(p, g, nil)
 		}
 		return procEntry{}, true, ENOENT
 	}
@@ -509,7 +518,10 @@ func (t *Task) procPIDLookup(p procPID, c []string) (procEntry, bool, Errno) {
 		return e, true, 0
 	}
 	if c[0] == "net" {
-		return procEntry{}, false, 0
+		if tg.k.hostNet() {
+			return procEntry{}, false, 0
+		}
+		return t.procNetLookup(p, g, c[1:])
 	}
 	return procEntry{}, true, ENOENT
 }

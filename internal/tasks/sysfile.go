@@ -64,6 +64,11 @@ func (t *Task) lookup(gp string) (vfs, string) {
 		return hostVFS{}, hiddenHostPath
 	}
 	if procHidden(gp) {
+		if !t.tg.k.hostNet() {
+			// /proc/PID/net is uvm's in the loopback network
+			// (proc_net.go): nothing of the host's answers.
+			return hostVFS{}, hiddenHostPath
+		}
 		gp = machineProcPath(gp)
 	}
 	return t.tg.k.fs, gp
