@@ -99,3 +99,17 @@ func TestMountStatfs(t *testing.T) {
 		t.Errorf("struct statfs: % x", b)
 	}
 }
+
+// TestMountstatsFormat checks /proc/PID/mountstats against show_vfsstat:
+// "device SRC mounted on POINT with fstype TYPE", escapes as in mounts.
+func TestMountstatsFormat(t *testing.T) {
+	root := mountEnt{id: procMntRoot, parent: procMntRoot, point: "/", mntOpts: "relatime", fstype: "ext4", src: "/dev/root", dev: 0x801}
+	ms := append(baseMounts(root), mountEnt{id: 24, point: "/a b", ro: true, fstype: "tmpfs", src: "tmpfs"})
+	want := "device /dev/root mounted on / with fstype ext4\n" +
+		"device proc mounted on /proc with fstype proc\n" +
+		"device devtmpfs mounted on /dev with fstype devtmpfs\n" +
+		"device tmpfs mounted on /a\\040b with fstype tmpfs\n"
+	if got := formatMountstats(ms); got != want {
+		t.Errorf("mountstats:\n%s--- want\n%s", got, want)
+	}
+}

@@ -102,6 +102,13 @@ func (t *Task) statfsPath(addr uint64) (kstatfs, Errno) {
 	if e != 0 {
 		return kstatfs{}, e
 	}
+	return t.statfsGuest(g, pa, true)
+}
+
+// statfsGuest is statfsPath of guest path g (argument pa); via is false
+// once g came from synthViaLinks.
+func (t *Task) statfsGuest(g string, pa pathArg, via bool) (kstatfs, Errno) {
+	var e Errno
 	if g, pa, e = t.procFollowAt(g, pa, true); e != 0 {
 		return kstatfs{}, e
 	}
@@ -137,6 +144,12 @@ func (t *Task) statfsPath(addr uint64) (kstatfs, Errno) {
 	fsys, name := t.lookupAt(g, pa)
 	h, err := fsys.open(name, unix.O_PATH, 0)
 	if err != nil {
+		if via && errnoOf(err) == ENOENT {
+			// A symlink into uvm's /proc or /dev (synthViaLinks).
+			if n, ok := t.synthViaLinks(g, true); ok {
+				return t.statfsGuest(n, pathArg{atFDCWD, n}, false)
+			}
+		}
 		return kstatfs{}, errnoOf(err)
 	}
 	defer h.Close()
