@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // Symlinks inside a confined root that lead into uvm's own /proc or /dev.
@@ -33,7 +35,7 @@ const synthPathMax = 4096
 // when followLast) when that lies in uvm's /proc or /dev; ok=false where
 // it does not, where the walk fails, or unconfined.
 func (t *Task) synthViaLinks(g string, followLast bool) (string, bool) {
-	if !t.tg.k.confinedRoot() {
+	if !t.tg.k.synthMayLink(g) {
 		return "", false
 	}
 	comps := strings.Split(strings.Trim(path.Clean("/"+g), "/"), "/")
@@ -81,13 +83,38 @@ func (t *Task) synthViaLinks(g string, followLast bool) (string, bool) {
 	return "", false
 }
 
-// confinedRoot reports a --root: the guest's tree has no host /proc.
-func (k *Kernel) confinedRoot() bool {
+// synthMayLink reports that the walk may find a symlink on guest path g
+// under a --root (the guest's tree has no host /proc; unconfined, false).
+// One host lookup keeps the walk off the common failure, a name missing
+// in the root's tree: resolved inside the root with no symlink allowed,
+// ENOENT (or ENOTDIR) means a missing name comes before any symlink, and
+// the walk would stop there. ELOOP is a symlink on the way. Only a name
+// below a bind's mount point, which the host's view of the root does not
+// show, is always walked.
+func (k *Kernel) synthMayLink(g string) bool {
+	var rootfd int
 	switch f := k.fs.(type) {
 	case *rootVFS:
-		return true
+		rootfd = f.fd
 	case *mountVFS:
-		return !f.hostProc
+		if f.hostProc {
+			return false
+		}
+		for at := range f.mounts {
+			if at == "/" || g == at || strings.HasPrefix(g, at+"/") {
+				return true
+			}
+		}
+		rootfd = f.rootfd
+	default:
+		return false
 	}
-	return false
+	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_IN_ROOT | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS}
+	fd, err := openat2Retry(rootfd, rel(g), &how)
+	if err == nil {
+		unix.Close(fd) // there after all (changed meanwhile): walk it
+		return true
+	}
+	return err == unix.ELOOP
 }

@@ -68,6 +68,14 @@ func TestSynthViaLinks(t *testing.T) {
 			t.Errorf("%s follow=%v: %q, want %q", c.g, c.followLast, got, c.want)
 		}
 	}
+	// The one-lookup filter: a name missing before any symlink is not
+	// walked; a symlink on the way is.
+	for g, want := range map[string]bool{"/a/b/missing": false, "/a/missing/x": false, "/etc/mtab": true,
+		"/etc/pself/x": true, "/etc/host/up/x": true} {
+		if got := task.tg.k.synthMayLink(g); got != want {
+			t.Errorf("synthMayLink(%s) = %v, want %v", g, got, want)
+		}
+	}
 	// Unconfined the host's /proc answers (and its guard refuses).
 	host := newTask(Options{Deterministic: true, Cwd: "/"})
 	if g, ok := host.synthViaLinks(filepath.Join(dir, "etc/mtab"), true); ok {
