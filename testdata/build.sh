@@ -45,8 +45,9 @@ declare -A AMD64_ONLY=(
 # run is its oracle (smaps and dumpable too); sock_mmsg: qemu 7.2 ignores
 # recvmmsg's timeout; pathexec execs a copy of itself, an arm64 program
 # the host cannot run without binfmt_misc (ENOEXEC); nsclone: qemu 7.2 answers
-# clone with namespace flags EINVAL where Linux says EPERM.
-QEMU_SKIP="creds procfs smaps dumpable sock_mmsg pathexec nsclone"
+# clone with namespace flags EINVAL where Linux says EPERM; ptrace: qemu-user
+# has no ptrace (ENOSYS).
+QEMU_SKIP="creds procfs smaps dumpable sock_mmsg pathexec nsclone ptrace"
 ARCHES="amd64 arm64"
 
 build_bin() {

@@ -212,29 +212,38 @@ func (sh *Sighand) GetSignal(own, shared *Pending, blocked SigSet) (info SigInfo
 		if !ok {
 			return SigInfo{}, SigAction{}, DispNone
 		}
-		sig := Signal(info.Signo)
-		a := &sh.Actions[sig]
-		if a.Handler == SIG_IGN {
-			continue
+		if act, d = sh.Dispose(Signal(info.Signo)); d != DispNone {
+			return info, act, d
 		}
-		if a.Handler != SIG_DFL {
-			act = *a
-			if a.Flags&SA_RESETHAND != 0 {
-				a.Handler = SIG_DFL
-			}
-			return info, act, DispHandler
-		}
-		m := sig.Mask()
-		switch {
-		case m&IgnoreMask != 0:
-			continue
-		case m&StopMask != 0:
-			return info, *a, DispStop
-		case m&CoredumpMask != 0:
-			return info, *a, DispCore
-		}
-		return info, *a, DispTerminate
 	}
+}
+
+// Dispose is what get_signal does with a dequeued sig: run its handler
+// (an SA_RESETHAND action is reset here), ignore it (DispNone), or its
+// default stop, core dump or termination. A ptraced thread's signal is
+// disposed of after the tracer has seen it (and maybe replaced it).
+func (sh *Sighand) Dispose(sig Signal) (act SigAction, d Disposition) {
+	a := &sh.Actions[sig]
+	if a.Handler == SIG_IGN {
+		return SigAction{}, DispNone
+	}
+	if a.Handler != SIG_DFL {
+		act = *a
+		if a.Flags&SA_RESETHAND != 0 {
+			a.Handler = SIG_DFL
+		}
+		return act, DispHandler
+	}
+	m := sig.Mask()
+	switch {
+	case m&IgnoreMask != 0:
+		return SigAction{}, DispNone
+	case m&StopMask != 0:
+		return *a, DispStop
+	case m&CoredumpMask != 0:
+		return *a, DispCore
+	}
+	return *a, DispTerminate
 }
 
 // BlockedForHandler is the blocked mask while a handler for sig runs

@@ -214,6 +214,10 @@ func (tg *ThreadGroup) groupExited() {
 	st := tg.status
 	tg.mu.Unlock()
 	k.procMu.Lock()
+	kids := append([]*ThreadGroup(nil), tg.proc.children...)
+	k.procMu.Unlock()
+	tg.ptraceTracerExited(kids) // ptrace.go: detach (or kill) its tracees
+	k.procMu.Lock()
 	parent := tg.proc.parent
 	var init *ThreadGroup
 	if len(k.groups) > 0 {
@@ -285,6 +289,9 @@ func (tg *ThreadGroup) findChild(pid int32, untraced bool) (zombie *ThreadGroup,
 		if c.proc.zombie && zombie == nil {
 			zombie = c
 		}
+		if zombie == nil && c.ptraceStoppedFor(tg) != nil {
+			zombie = c // a ptrace-stop, reported without WUNTRACED
+		}
 		if untraced && zombie == nil && c.jobctl.stoppedUnreported() {
 			zombie = c
 		}
@@ -328,7 +335,7 @@ func (t *Task) waitChild(pid int32, options uint64, keep bool) (*ThreadGroup, Er
 	for {
 		k.procMu.Lock()
 		z, any := tg.findChild(pid, options&wUNTRACED != 0)
-		if z != nil && !keep && z.proc.zombie {
+		if z != nil && !keep && z.proc.zombie && z.ptraceStoppedFor(tg) == nil {
 			tg.reapLocked(z)
 		}
 		ev := tg.proc.childEvent
@@ -372,6 +379,17 @@ func (t *Task) sysWait4(pid int32, statusAddr, options, rusage uint64) uint64 {
 	st := z.status
 	z.mu.Unlock()
 	status := waitStatus(st)
+	if o := z.ptraceStoppedFor(t.tg); o != nil {
+		// A tracee's ptrace-stop: its thread id and stop status.
+		status = o.ptraceReport(false)
+		if statusAddr != 0 {
+			if e := t.putU32(statusAddr, status); e != 0 {
+				return errRet(e)
+			}
+		}
+		t.tg.k.event("%d wait4 %d ptrace status=%#x", t.tid, o.tid, status)
+		return uint64(o.tid)
+	}
 	if !z.proc.zombie {
 		// A stopped child (WUNTRACED): 0x7f | sig<<8, reported once.
 		z.jobctl.mu.Lock()
@@ -419,7 +437,11 @@ func (t *Task) sysWaitid(idtype uint64, id int32, infop, options uint64) uint64 
 		return errRet(e)
 	}
 	var info signals.SigInfo
-	if z != nil {
+	if o := ptraceStoppedIn(z, t.tg); o != nil {
+		// A tracee's ptrace-stop: CLD_TRAPPED with the stop signal.
+		status := o.ptraceReport(options&wNOWAIT != 0)
+		info = signals.SigInfo{Signo: int32(signals.SIGCHLD), Code: signals.CLD_TRAPPED, Pid: o.tid, UID: t.tg.k.uid(), Status: int32(status>>8) & 0xff}
+	} else if z != nil {
 		z.mu.Lock()
 		st := z.status
 		z.mu.Unlock()

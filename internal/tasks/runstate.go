@@ -136,6 +136,12 @@ func (t *Task) stateApp(rc *runCtx) runState {
 		ex = xolStep(t.cpu)
 	case t.x86TrapFlags():
 		ex = t.x86Step() // x86trap.go: RFLAGS.TF or AC set
+	case t.ptraceStepping():
+		// PTRACE_SINGLESTEP (ptrace.go): one instruction, then SIGTRAP.
+		if ex = t.cpu.Step(); ex.Reason == vm.ExitStep {
+			t.ptraceStepped()
+			ex.Reason = vm.ExitBudget
+		}
 	case k.opts.TraceInsn != nil:
 		fmt.Fprintln(k.opts.TraceInsn, t.cpu.TraceLine())
 		ex = t.cpu.Step()
@@ -247,7 +253,7 @@ func (t *Task) stateSyscall(rc *runCtx) runState {
 	if k.dbg != nil { // catchpoints and process events (debug_events.go)
 		ds = t.debugSyscallEntry()
 	}
-	stop, sc, restartable := t.syscall()
+	stop, sc, restartable := t.syscallTraced() // ptrace.go: t.syscall() when untraced
 	if k.dbg != nil && !stop {
 		t.debugSyscallExit(ds)
 	}

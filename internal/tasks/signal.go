@@ -63,15 +63,23 @@ func (tg *ThreadGroup) sendSignal(info signals.SigInfo, target *Task) Errno {
 	sh.Siglock.Lock()
 	var q *signals.Pending
 	var blocked signals.SigSet
+	traced := false
 	if target != nil {
 		q, blocked = &target.pending, target.blocked
+		traced = target.ptrace.Load() != nil
 	} else {
 		q = &tg.shared
 		tg.mu.Lock()
 		if main := tg.tasks[tg.pid]; main != nil {
 			blocked = main.blocked
+			traced = main.ptrace.Load() != nil
 		}
 		tg.mu.Unlock()
+	}
+	if traced {
+		// sig_ignored: a traced thread's tracer sees ignored signals
+		// too (queued as if blocked; disposed of after the stop).
+		blocked = blocked.Add(signals.Signal(info.Signo))
 	}
 	// all (every queue, for prepare_signal's job-control side) is needed
 	// for stop signals and SIGCONT only, tasks (the threads by tid) for
@@ -227,10 +235,17 @@ type syscallResult struct {
 func (t *Task) handleSignalsOnce(sc *syscallResult) bool {
 	tg := t.tg
 	sh := tg.sighand
-	sh.Siglock.Lock()
-	info, act, disp := sh.GetSignal(&t.pending, &tg.shared, t.blocked)
-	t.recalcLocked()
-	sh.Siglock.Unlock()
+	var info signals.SigInfo
+	var act signals.SigAction
+	var disp signals.Disposition
+	if ps := t.ptrace.Load(); ps != nil {
+		info, act, disp = t.ptraceGetSignal(ps) // the tracer sees it first
+	} else {
+		sh.Siglock.Lock()
+		info, act, disp = sh.GetSignal(&t.pending, &tg.shared, t.blocked)
+		t.recalcLocked()
+		sh.Siglock.Unlock()
+	}
 	tg.timerSignalDequeued(&info)
 	if info.Signo != 0 && tg.k.dbg != nil && !t.debugSignal(&info) {
 		disp = signals.DispNone // discarded by the debugger (debug.go)
@@ -332,6 +347,9 @@ func (t *Task) finishSyscall(sc *syscallResult, handler bool, act signals.SigAct
 // dieOfSignal ends the thread group by a signal's default action.
 func (t *Task) dieOfSignal(sig signals.Signal, core bool, info signals.SigInfo) {
 	k := t.tg.k
+	if sig != signals.SIGKILL {
+		t.ptraceExitEvent(uint32(sig) | uint32(boolInt(core))<<7) // ptrace.go
+	}
 	// The one-line report is for the program uvm runs; its children die
 	// silently, as on Linux (their parent sees the wait status).
 	k.mu.Lock()

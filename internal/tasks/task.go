@@ -225,6 +225,11 @@ type Task struct {
 	// (sigscratch.go; owned by the task's goroutine, nil until needed).
 	sigBufs *sigScratchBufs
 
+	// ptrace links a traced thread to its tracer (ptrace.go; nil: not
+	// traced). Set by the thread itself (PTRACE_TRACEME), cleared by its
+	// tracer (PTRACE_DETACH, the tracer's exit).
+	ptrace atomic.Pointer[ptraceState]
+
 	// clearChildTID is set_tid_address/CLONE_CHILD_CLEARTID's address.
 	clearChildTID uint64
 	robustList    uint64
