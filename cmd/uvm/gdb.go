@@ -96,6 +96,9 @@ func (s *gdbServer) serve(k *tasks.Kernel, tg *tasks.ThreadGroup) {
 		if err := gdbstub.Serve(conn, t, t.stop(first), gdbstub.Options{Attached: !s.wait}); err != nil {
 			fmt.Fprintf(s.log, "uvm: gdb session: %v\n", err)
 		}
+		// Nobody debugs any more: what the session still held (a vfork
+		// parent gdb did not detach after its followed child exited) runs on.
+		t.d.Detach()
 	}()
 }
 
@@ -267,6 +270,13 @@ func (t *gdbTarget) FollowFork(pid int) error {
 		return fmt.Errorf("bad pid %d", pid)
 	}
 	return t.d.FollowFork(int32(pid))
+}
+
+// DetachProcess implements gdbstub.ForkFollower.
+func (t *gdbTarget) DetachProcess(pid int) {
+	if pid > 0 && pid <= 1<<31-1 {
+		t.d.DetachProcess(int32(pid))
+	}
 }
 
 // Interrupt implements gdbstub.Target: it abandons a reverse command in

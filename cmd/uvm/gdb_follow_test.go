@@ -58,3 +58,67 @@ func TestGDBDetachOnForkOff(t *testing.T) {
 		t.Errorf("uvm status %d, stdout %q", r.code, r.stdout)
 	}
 }
+
+// TestGDBFollowVforkChild: with `set follow-fork-mode child` gdb switches
+// to the vfork child at the vfork event and resumes it alone, keeping the
+// parent, which stays suspended in vfork until the child execs or exits
+// and which gdb then detaches. The child has not run at the event: a
+// breakpoint in it stops with the parent's memory (counter 15, then its
+// own bump to 115, which the parent sees afterwards); after its exec gdb
+// loads the new program, after its exit the session ends, and the parent
+// runs on untraced in both cases.
+func TestGDBFollowVforkChild(t *testing.T) {
+	for _, arch := range []string{"arm64", "amd64"} {
+		for _, mode := range []string{"vforkexec", "vfork"} {
+			name := arch + "-" + mode
+			var flags []string
+			if mode == "vfork" {
+				name, flags = name+"-det", []string{"--det"}
+			}
+			t.Run(name, func(t *testing.T) {
+				arg := "$x0"
+				if arch == "amd64" {
+					arg = "$rdi"
+				}
+				r := runUnderGDB(t, arch, flags, "gdbwatch", []string{mode},
+					"set follow-fork-mode child", "break bump if "+arg+" == 100", "continue",
+					"printf \"arg=%d counter=%d\\n\", "+arg+", *(long *)&counter", "info inferiors",
+					"finish", "printf \"after=%d\\n\", *(long *)&counter", "continue")
+				mustContain(t, r, "[Attaching after ", " vfork to child ", "hit Breakpoint 1, ", " in bump ()",
+					"arg=100 counter=15\n", "is vfork child of inferior 1", "after=115\n")
+				want := "vfork child status 7\ncounter=115 ppid-positive=1\n"
+				if mode == "vforkexec" {
+					mustContain(t, r, "[Detaching vfork parent process ", " after child exec]", " is executing new program: ", "exited normally]")
+					want = "counter=15 ppid-positive=1\nvfork child status 0\ncounter=115 ppid-positive=1\n"
+				} else {
+					mustContain(t, r, "[Detaching vfork parent process ", " after child exit]", "exited with code 07]")
+				}
+				if strings.Contains(r.gdb, "arg=1 ") || strings.Contains(r.gdb, "not debugged") {
+					t.Errorf("stopped in the parent, or the stub refused to follow:\n%s", r.gdb)
+				}
+				if r.code != 0 || r.stdout != want {
+					t.Errorf("uvm status %d, stdout %q, want %q; stderr:\n%s", r.code, r.stdout, want, r.stderr)
+				}
+			})
+		}
+	}
+}
+
+// TestGDBVforkParent: following the parent (gdb's default), the vfork
+// event comes as soon as the child exists, before it ran (counter 15 at
+// the catchpoint), gdb detaches the child, resumes the parent until
+// vforkdone and stops it afterwards with the child's write (115).
+func TestGDBVforkParent(t *testing.T) {
+	for _, arch := range []string{"arm64", "amd64"} {
+		t.Run(arch, func(t *testing.T) {
+			r := runUnderGDB(t, arch, []string{"--det"}, "gdbwatch", []string{"vforkexec"},
+				"catch vfork", "continue", "printf \"at-vfork=%d\\n\", *(long *)&counter",
+				"break waitpid", "continue", "printf \"at-waitpid=%d\\n\", *(long *)&counter", "continue")
+			mustContain(t, r, "Catchpoint 1 (vforked process ", "at-vfork=15\n", "[Detaching after vfork from child process ",
+				"Breakpoint 2, ", "at-waitpid=115\n", "exited normally]")
+			if want := "counter=15 ppid-positive=1\nvfork child status 0\ncounter=115 ppid-positive=1\n"; r.code != 0 || r.stdout != want {
+				t.Errorf("uvm status %d, stdout %q, want %q", r.code, r.stdout, want)
+			}
+		})
+	}
+}

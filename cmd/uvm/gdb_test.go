@@ -306,7 +306,7 @@ func TestGDBForkExec(t *testing.T) {
 			}
 			r = runUnderGDB(t, arch, nil, "gdbwatch", []string{"vfork"}, "catch vfork", "continue", "continue")
 			mustContain(t, r, "Catchpoint 1 (vforked process ", "[Detaching after vfork from child process ", "exited normally")
-			if r.code != 0 || r.stdout != "vfork child status 7\ncounter=15 ppid-positive=1\n" {
+			if r.code != 0 || r.stdout != "vfork child status 7\ncounter=115 ppid-positive=1\n" {
 				t.Errorf("vfork: uvm status %d, stdout %q", r.code, r.stdout)
 			}
 			r = runUnderGDB(t, arch, nil, "gdbwatch", []string{"exec"}, "catch exec", "continue", "break bump", "continue", "bt 1", "delete", "continue")

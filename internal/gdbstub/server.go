@@ -242,6 +242,9 @@ func (s *session) handle(p []byte) (reply []byte, done bool, err error) {
 			if pid == s.forkKept {
 				s.forkKept = 0
 			}
+			if ff, ok := s.t.(ForkFollower); ok {
+				ff.DetachProcess(pid) // a held vfork parent goes on
+			}
 			return replyOK, false, nil
 		}
 		if reply, ok := s.followFork(p[1:]); ok {
@@ -468,6 +471,7 @@ func (s *session) setThread(p []byte) []byte {
 	if len(p) < 3 {
 		return errReply(1)
 	}
+	s.followVfork(p[2:])
 	id, ok := parseThreadID(p[2:])
 	if !ok || (id > 0 && !s.alive(id)) {
 		return errReply(1)
@@ -672,6 +676,7 @@ func (s *session) parseVCont(p []byte) ([]ResumeAction, bool) {
 		}
 		ra.Step = act[0] == 's' || act[0] == 'S'
 		if hasTid {
+			s.followVfork(tidS)
 			id, ok := parseThreadID(tidS)
 			if !ok {
 				return nil, false
@@ -865,6 +870,29 @@ func (s *session) followFork(p []byte) (reply []byte, ok bool) {
 	s.last = Stop{Kind: StopSignal, Thread: s.last.ChildTid, Signal: s.last.Signal, Break: -1}
 	s.gThread, s.cThread, s.forkKept = 0, 0, 0
 	return replyOK, true
+}
+
+// followVfork makes the vfork child of the last stop the target when
+// the client names it in thread id p (Hg, vCont): gdb's follow-fork-mode
+// child at a vfork switches to the child and resumes it alone, keeping
+// the parent, which it detaches (D;PID) once the child exec'd or exited
+// (the Target holds it until then). A follow that fails leaves the
+// target as it was (the id then names no thread of it).
+func (s *session) followVfork(p []byte) {
+	ff, can := s.t.(ForkFollower)
+	if !can || len(p) == 0 || p[0] != 'p' || s.exited || s.last.Event != EventVfork || s.last.ChildPid <= 0 || s.forkKept != s.last.ChildPid {
+		return
+	}
+	pidS, _, _ := bytes.Cut(p[1:], []byte("."))
+	if pid, ok := parseHex(pidS); !ok || pid != uint64(s.last.ChildPid) {
+		return
+	}
+	if err := ff.FollowFork(s.last.ChildPid); err != nil {
+		s.logf("follow vfork child %d: %v", s.last.ChildPid, err)
+		return
+	}
+	s.last = Stop{Kind: StopSignal, Thread: s.last.ChildTid, Signal: s.last.Signal, Break: -1}
+	s.gThread, s.cThread, s.forkKept = 0, 0, 0
 }
 
 // otherProcess parses the ";PID" of D and vKill: ok when it names a

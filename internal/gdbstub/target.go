@@ -121,14 +121,21 @@ type EventReporter interface {
 	SetEvents(ev Events)
 }
 
-// ForkFollower is an EventReporter that can debug a fork child instead
-// of its parent (gdb's follow-fork-mode child): gdb detaches the parent
-// with D;PID at the child's fork event, and the stub then calls
-// FollowFork; from then on the target is the child (Pid, Threads, …).
+// ForkFollower is an EventReporter that can debug a fork or vfork child
+// instead of its parent (gdb's follow-fork-mode child): gdb detaches the
+// parent with D;PID at the child's fork event, or names the child (Hg,
+// vCont) at its vfork event, and the stub then calls FollowFork; from
+// then on the target is the child (Pid, Threads, …).
 type ForkFollower interface {
 	// FollowFork makes the fork child pid the target; the parent runs
-	// on undebugged from the next resume.
+	// on undebugged from the next resume, except a vfork parent, which
+	// waits for DetachProcess (or Detach, Kill) after its child
+	// released the memory, as gdb keeps it until then.
 	FollowFork(pid int) error
+	// DetachProcess lets a process the target holds without debugging
+	// it (a vfork parent) run on: the D;PID of a process other than the
+	// target's.
+	DetachProcess(pid int)
 }
 
 // SyscallCatcher is a Target that can stop at syscalls (optional: the

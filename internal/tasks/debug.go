@@ -131,6 +131,9 @@ type Debugger struct {
 	// (debug_follow.go), true once their fork was reported (protected
 	// by mu).
 	holds map[int32]bool
+	// vforkParents are the vfork parents of a followed vfork child, held
+	// until their channel closes (debug_follow.go; protected by mu).
+	vforkParents map[int32]chan struct{}
 	// followed: the session follows a fork child (no reverse execution).
 	followed atomic.Bool
 }
@@ -300,6 +303,7 @@ func (d *Debugger) Detach() {
 	d.on.Store(false)
 	d.acts, d.def = map[int32]DebugAction{}, DebugAction{}
 	clear(d.holds)
+	d.releaseVforkParentsLocked()
 	d.resumeLocked()
 }
 
