@@ -230,6 +230,9 @@ func (t *gdbTarget) stop(st tasks.DebugStop) gdbstub.Stop {
 	case st.Exited:
 		return gdbstub.Stop{Kind: gdbstub.StopExited, Code: st.Status.Code, Break: -1}
 	}
+	if st.Event == tasks.DebugEventThreadExit {
+		return gdbstub.Stop{Kind: gdbstub.StopThreadExited, Thread: int(st.Tid), Code: st.Status.Code, Break: -1}
+	}
 	out := gdbstub.Stop{Kind: gdbstub.StopSignal, Thread: int(st.Tid), Signal: st.Signal, Break: st.Break, WatchAddr: st.WatchAddr}
 	switch st.Syscall {
 	case tasks.DebugSyscallEntry:
@@ -246,6 +249,8 @@ func (t *gdbTarget) stop(st tasks.DebugStop) gdbstub.Stop {
 		out.Event = gdbstub.EventVforkDone
 	case tasks.DebugEventExec:
 		out.Event, out.ExecPath = gdbstub.EventExec, st.ExecPath
+	case tasks.DebugEventThreadCreate:
+		out.Event = gdbstub.EventThreadCreated
 	}
 	if st.Break == 0 {
 		if c, err := t.cpu(int(st.Tid)); err == nil && t.hw[c.PC()] {
@@ -263,6 +268,9 @@ func (t *gdbTarget) CatchSyscalls(on bool, nrs []uint64) error {
 
 // SetEvents implements gdbstub.EventReporter.
 func (t *gdbTarget) SetEvents(ev gdbstub.Events) { t.d.SetEvents(ev.Fork, ev.Vfork, ev.Exec) }
+
+// SetThreadEvents implements gdbstub.ThreadEventReporter.
+func (t *gdbTarget) SetThreadEvents(on bool) { t.d.SetThreadEvents(on) }
 
 // FollowFork implements gdbstub.ForkFollower.
 func (t *gdbTarget) FollowFork(pid int) error {

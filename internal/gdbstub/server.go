@@ -201,6 +201,10 @@ func (s *session) handle(p []byte) (reply []byte, done bool, err error) {
 	}
 	switch p[0] {
 	case '?':
+		if s.last.Kind == StopThreadExited {
+			// The thread is gone; the process stays stopped.
+			return s.stopReply(Stop{Kind: StopSignal, Signal: 5, Thread: s.curThread(), Break: -1}), false, nil
+		}
 		return s.stopReply(s.last), false, nil
 	case 'q', 'Q':
 		return s.query(p), false, nil
@@ -278,9 +282,22 @@ func (s *session) query(p []byte) []byte {
 		if _, ok := s.t.(Reverser); ok {
 			b = append(b, ";ReverseStep+;ReverseContinue+"...)
 		}
+		if _, ok := s.t.(ThreadEventReporter); ok {
+			b = append(b, ";QThreadEvents+"...)
+		}
 		return append(b, s.clientFeatures(args)...)
 	case "QCatchSyscalls":
 		return s.catchSyscalls(args)
+	case "QThreadEvents":
+		te, ok := s.t.(ThreadEventReporter)
+		switch {
+		case !ok:
+			return replyEmpty
+		case string(args) != "0" && string(args) != "1":
+			return errReply(1)
+		}
+		te.SetThreadEvents(args[0] == '1')
+		return replyOK
 	case "QStartNoAckMode":
 		return replyOK
 	case "qAttached":
@@ -773,7 +790,7 @@ func (s *session) wait(ch <-chan Stop) ([]byte, bool, error) {
 			if st.Event == EventFork || st.Event == EventVfork {
 				s.forkKept = st.ChildPid
 			}
-			if st.Kind != StopSignal {
+			if st.Kind == StopExited || st.Kind == StopTerminated {
 				s.exited = true
 			}
 			return s.stopReply(st), false, nil
@@ -813,6 +830,8 @@ func (s *session) stopReply(st Stop) []byte {
 			b = fmt.Appendf(b, ";process:%x", s.t.Pid())
 		}
 		return b
+	case StopThreadExited:
+		return fmt.Appendf(nil, "w%x;%s", st.Code&0xff, s.threadID(st.Thread))
 	}
 	b := []byte(fmt.Sprintf("T%02x", GDBSignal(st.Signal)&0xff))
 	switch BreakKind(st.Break) {
@@ -848,6 +867,8 @@ func (s *session) stopReply(st Stop) []byte {
 		b = append(b[:3], "vforkdone:;"...)
 	case EventExec:
 		b = append(appendHex(append(b[:3], "exec:"...), []byte(st.ExecPath)), ';')
+	case EventThreadCreated:
+		b = append(b[:3], "create:;"...)
 	}
 	if st.Thread > 0 {
 		b = fmt.Appendf(b, "thread:%s;", s.threadID(st.Thread))

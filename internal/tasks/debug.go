@@ -136,6 +136,9 @@ type Debugger struct {
 	vforkParents map[int32]chan struct{}
 	// followed: the session follows a fork child (no reverse execution).
 	followed atomic.Bool
+	// threadEvents: thread creations and exits stop the process
+	// (debug_threads.go).
+	threadEvents atomic.Bool
 }
 
 // NewDebugger attaches a debugger to the first process k starts. With
@@ -299,6 +302,7 @@ func (d *Debugger) Detach() {
 	d.dropWatchpointsLocked()
 	d.catchSys.Store(nil)
 	d.events.Store(0)
+	d.threadEvents.Store(false)
 	d.slow.Store(false)
 	d.on.Store(false)
 	d.acts, d.def = map[int32]DebugAction{}, DebugAction{}
@@ -591,6 +595,9 @@ func (t *Task) debugSignal(info *signals.SigInfo) bool {
 func (t *Task) debugRun(budget int64) vm.Exit {
 	d := t.tg.k.dbg
 	d.waitHold(t) // debug_follow.go
+	if t.debugCreated {
+		t.debugThreadCreated() // debug_threads.go
+	}
 	traced := d.traced(t)
 	if !traced && t.cpu.TLB().Watch() != nil {
 		t.cpu.TLB().SetWatch(nil) // a process the debugger left

@@ -61,6 +61,11 @@ const (
 	DebugEventVfork
 	DebugEventVforkDone
 	DebugEventExec
+	// DebugEventThreadCreate: thread Tid was created and has not run yet;
+	// DebugEventThreadExit: thread Tid exited with Status.Code
+	// (debug_threads.go).
+	DebugEventThreadCreate
+	DebugEventThreadExit
 )
 
 // Event bits of Debugger.events.

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// rawGDB is a minimal remote-protocol client (ack mode) for packets gdb
+// does not send in batch mode.
+type rawGDB struct {
+	t *testing.T
+	c net.Conn
+	r *bufio.Reader
+}
+
+func (g *rawGDB) cmd(p string) string {
+	g.t.Helper()
+	var sum byte
+	for i := 0; i < len(p); i++ {
+		sum += p[i]
+	}
+	g.c.SetDeadline(time.Now().Add(60 * time.Second))
+	if _, err := fmt.Fprintf(g.c, "$%s#%02x", p, sum); err != nil {
+		g.t.Fatalf("send %s: %v", p, err)
+	}
+	for {
+		b, err := g.r.ReadByte()
+		if err != nil {
+			g.t.Fatalf("%s: %v", p, err)
+		}
+		if b == '+' {
+			continue
+		}
+		if b != '$' {
+			g.t.Fatalf("%s: unexpected byte %q", p, b)
+		}
+		body, err := g.r.ReadString('#')
+		if err != nil {
+			g.t.Fatalf("%s: %v", p, err)
+		}
+		if _, err := g.r.Discard(2); err != nil {
+			g.t.Fatalf("%s: %v", p, err)
+		}
+		g.c.Write([]byte("+"))
+		body = strings.TrimSuffix(body, "#")
+		if strings.HasPrefix(body, "O") && body != "OK" {
+			continue // console output
+		}
+		return body
+	}
+}
+
+// TestGDBThreadEvents: with QThreadEvents:1 (gdbserver's thread create
+// and exit events, which gdb asks for in non-stop mode) every thread the
+// program creates stops it before its first instruction (T05create:, the
+// new thread listed, its clone return value 0) and every thread that
+// exits while others remain stops it with its exit status (w00;, the
+// thread no longer listed); the run's output is unchanged.
+func TestGDBThreadEvents(t *testing.T) {
+	want, err := os.ReadFile(filepath.Join("..", "..", "testdata", "expected", "threads.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, arch := range []string{"arm64", "amd64"} {
+		for _, det := range []bool{false, true} {
+			name := arch
+			argv := []string{"run", "--clean-env"}
+			if det {
+				name += "-det"
+				argv = append(argv, "--det")
+			}
+			t.Run(name, func(t *testing.T) {
+				sock := filepath.Join(t.TempDir(), "gdb.sock")
+				argv := append(argv, "-g", "unix:"+sock, "--gdb-wait", filepath.Join("..", "..", "testdata", "bin", arch, "threads"))
+				var o, e lockedBuffer
+				done := make(chan int, 1)
+				go func() { done <- run(argv, strings.NewReader(""), &o, &e) }()
+				var c net.Conn
+				for i := 0; ; i++ {
+					if c, err = net.Dial("unix", sock); err == nil {
+						break
+					}
+					if i == 500 {
+						t.Fatalf("uvm did not listen on %s; stderr:\n%s", sock, e.String())
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+				defer c.Close()
+				g := &rawGDB{t: t, c: c, r: bufio.NewReader(c)}
+				if r := g.cmd("qSupported:multiprocess+;QThreadEvents+"); !strings.Contains(r, ";QThreadEvents+") {
+					t.Fatalf("qSupported: %q", r)
+				}
+				if r := g.cmd("QThreadEvents:1"); r != "OK" {
+					t.Fatalf("QThreadEvents:1: %q", r)
+				}
+				first := g.cmd("?")
+				pid, _, _ := strings.Cut(strings.TrimPrefix(first[strings.Index(first, "thread:"):], "thread:p"), ".")
+				created, exited := map[string]bool{}, map[string]bool{}
+				var last string
+				for i := 0; i < 100; i++ {
+					r := g.cmd("vCont;c")
+					if strings.HasPrefix(r, "W") || strings.HasPrefix(r, "X") {
+						last = r
+						break
+					}
+					threads := g.cmd("qfThreadInfo")
+					switch {
+					case strings.HasPrefix(r, "T05create:;thread:p"+pid+"."):
+						tid := strings.TrimSuffix(strings.TrimPrefix(r, "T05create:;thread:p"+pid+"."), ";")
+						if created[tid] || !strings.Contains(threads+",", "p"+pid+"."+tid+",") {
+							t.Errorf("create of %s: again, or not listed in %q", tid, threads)
+						}
+						created[tid] = true
+						if r := g.cmd("Hgp" + pid + "." + tid); r != "OK" {
+							t.Fatalf("Hg %s: %q", tid, r)
+						}
+						if r := g.cmd("p0"); r != "0000000000000000" {
+							t.Errorf("new thread %s: return register %s, want 0 (it has not run)", tid, r)
+						}
+					case strings.HasPrefix(r, "w0;p"+pid+"."):
+						tid := strings.TrimPrefix(r, "w0;p"+pid+".")
+						if !created[tid] || exited[tid] || strings.Contains(threads+",", "p"+pid+"."+tid+",") {
+							t.Errorf("exit of %s: not created, twice, or still listed in %q", tid, threads)
+						}
+						exited[tid] = true
+						if r := g.cmd("?"); !strings.HasPrefix(r, "T05thread:p"+pid+".") {
+							t.Errorf("? after a thread exit: %q", r)
+						}
+					default:
+						t.Fatalf("unexpected stop %q", r)
+					}
+				}
+				if len(created) != 4 || len(exited) != 4 || last != "W00;process:"+pid {
+					t.Errorf("created %v, exited %v, last stop %q", created, exited, last)
+				}
+				c.Close()
+				if code := <-done; code != 0 || o.String() != string(want) {
+					t.Errorf("uvm status %d, stdout %q; stderr:\n%s", code, o.String(), e.String())
+				}
+			})
+		}
+	}
+}
