@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -120,5 +123,38 @@ func TestGDBVforkParent(t *testing.T) {
 				t.Errorf("uvm status %d, stdout %q, want %q", r.code, r.stdout, want)
 			}
 		})
+	}
+}
+
+// TestGDBFollowVforkTraceHash: in --det, following a vfork child (the
+// parent held until gdb detaches it), stopping and stepping in it leaves
+// the run's schedule as without gdb: same trace hash, output and status.
+func TestGDBFollowVforkTraceHash(t *testing.T) {
+	hashRE := regexp.MustCompile(`trace-hash ([0-9a-f]+)`)
+	for _, arch := range []string{"arm64", "amd64"} {
+		for _, mode := range []string{"vfork", "vforkexec"} {
+			t.Run(arch+"-"+mode, func(t *testing.T) {
+				gdbFor(t, arch)
+				flags := []string{"--det", "--quantum", "5000", "--trace-hash"}
+				var o, e bytes.Buffer
+				code := run(append(append([]string{"run", "--clean-env"}, flags...), filepath.Join("..", "..", "testdata", "bin", arch, "gdbwatch"), mode), strings.NewReader(""), &o, &e)
+				m := hashRE.FindStringSubmatch(e.String())
+				if m == nil {
+					t.Fatalf("no trace hash without gdb: %s", e.String())
+				}
+				arg := "$x0"
+				if arch == "amd64" {
+					arg = "$rdi"
+				}
+				r := runUnderGDB(t, arch, flags, "gdbwatch", []string{mode},
+					"set follow-fork-mode child", "break bump if "+arg+" == 100", "continue", "stepi", "continue")
+				mustContain(t, r, " vfork to child ", "hit Breakpoint 1, ", "[Detaching vfork parent process ")
+				g := hashRE.FindStringSubmatch(r.stderr)
+				if g == nil || g[1] != m[1] || r.stdout != o.String() || r.code != code {
+					t.Errorf("with gdb: hash %v status %d stdout %q; without: hash %s status %d stdout %q\ngdb:\n%s",
+						g, r.code, r.stdout, m[1], code, o.String(), r.gdb)
+				}
+			})
+		}
 	}
 }
