@@ -83,10 +83,18 @@ func TestGDBFollowVforkChild(t *testing.T) {
 				if arch == "amd64" {
 					arg = "$rdi"
 				}
-				r := runUnderGDB(t, arch, flags, "gdbwatch", []string{mode},
-					"set follow-fork-mode child", "break bump if "+arg+" == 100", "continue",
-					"printf \"arg=%d counter=%d\\n\", "+arg+", *(long *)&counter", "info inferiors",
-					"finish", "printf \"after=%d\\n\", *(long *)&counter", "continue")
+				cmds := []string{"set follow-fork-mode child", "break bump if " + arg + " == 100", "continue",
+					"printf \"arg=%d counter=%d\\n\", " + arg + ", *(long *)&counter", "info inferiors"}
+				if flags != nil {
+					// Reverse execution re-executes the first process:
+					// refused in a followed child, the pc stays.
+					cmds = append(cmds, "reverse-stepi", "printf \"pc-at-bump=%d\\n\", $pc == bump")
+				}
+				cmds = append(cmds, "finish", "printf \"after=%d\\n\", *(long *)&counter", "continue")
+				r := runUnderGDB(t, arch, flags, "gdbwatch", []string{mode}, cmds...)
+				if flags != nil {
+					mustContain(t, r, "this session follows a fork child", "pc-at-bump=1\n")
+				}
 				mustContain(t, r, "[Attaching after ", " vfork to child ", "hit Breakpoint 1, ", " in bump ()",
 					"arg=100 counter=15\n", "is vfork child of inferior 1", "after=115\n")
 				want := "vfork child status 7\ncounter=115 ppid-positive=1\n"
