@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -11,48 +10,15 @@ import (
 	"time"
 )
 
-// rawGDB is a minimal remote-protocol client (ack mode) for packets gdb
-// does not send in batch mode.
-type rawGDB struct {
-	t *testing.T
-	c net.Conn
-	r *bufio.Reader
-}
-
-func (g *rawGDB) cmd(p string) string {
-	g.t.Helper()
-	var sum byte
-	for i := 0; i < len(p); i++ {
-		sum += p[i]
-	}
-	g.c.SetDeadline(time.Now().Add(60 * time.Second))
-	if _, err := fmt.Fprintf(g.c, "$%s#%02x", p, sum); err != nil {
-		g.t.Fatalf("send %s: %v", p, err)
-	}
+// rspCmd sends one packet and returns the reply (console output packets
+// skipped).
+func rspCmd(t *testing.T, p *rsp, pkt string) string {
+	t.Helper()
+	p.send(t, pkt)
 	for {
-		b, err := g.r.ReadByte()
-		if err != nil {
-			g.t.Fatalf("%s: %v", p, err)
+		if r := p.reply(t, 60*time.Second); r == "OK" || !strings.HasPrefix(r, "O") {
+			return r
 		}
-		if b == '+' {
-			continue
-		}
-		if b != '$' {
-			g.t.Fatalf("%s: unexpected byte %q", p, b)
-		}
-		body, err := g.r.ReadString('#')
-		if err != nil {
-			g.t.Fatalf("%s: %v", p, err)
-		}
-		if _, err := g.r.Discard(2); err != nil {
-			g.t.Fatalf("%s: %v", p, err)
-		}
-		g.c.Write([]byte("+"))
-		body = strings.TrimSuffix(body, "#")
-		if strings.HasPrefix(body, "O") && body != "OK" {
-			continue // console output
-		}
-		return body
 	}
 }
 
@@ -97,24 +63,25 @@ func TestGDBThreadEvents(t *testing.T) {
 					time.Sleep(10 * time.Millisecond)
 				}
 				defer c.Close()
-				g := &rawGDB{t: t, c: c, r: bufio.NewReader(c)}
-				if r := g.cmd("qSupported:multiprocess+;QThreadEvents+"); !strings.Contains(r, ";QThreadEvents+") {
+				p := &rsp{c: c, r: bufio.NewReader(c)}
+				cmd := func(pkt string) string { t.Helper(); return rspCmd(t, p, pkt) }
+				if r := cmd("qSupported:multiprocess+;QThreadEvents+"); !strings.Contains(r, ";QThreadEvents+") {
 					t.Fatalf("qSupported: %q", r)
 				}
-				if r := g.cmd("QThreadEvents:1"); r != "OK" {
+				if r := cmd("QThreadEvents:1"); r != "OK" {
 					t.Fatalf("QThreadEvents:1: %q", r)
 				}
-				first := g.cmd("?")
+				first := cmd("?")
 				pid, _, _ := strings.Cut(strings.TrimPrefix(first[strings.Index(first, "thread:"):], "thread:p"), ".")
 				created, exited := map[string]bool{}, map[string]bool{}
 				var last string
 				for i := 0; i < 100; i++ {
-					r := g.cmd("vCont;c")
+					r := cmd("vCont;c")
 					if strings.HasPrefix(r, "W") || strings.HasPrefix(r, "X") {
 						last = r
 						break
 					}
-					threads := g.cmd("qfThreadInfo")
+					threads := cmd("qfThreadInfo")
 					switch {
 					case strings.HasPrefix(r, "T05create:;thread:p"+pid+"."):
 						tid := strings.TrimSuffix(strings.TrimPrefix(r, "T05create:;thread:p"+pid+"."), ";")
@@ -122,10 +89,10 @@ func TestGDBThreadEvents(t *testing.T) {
 							t.Errorf("create of %s: again, or not listed in %q", tid, threads)
 						}
 						created[tid] = true
-						if r := g.cmd("Hgp" + pid + "." + tid); r != "OK" {
+						if r := cmd("Hgp" + pid + "." + tid); r != "OK" {
 							t.Fatalf("Hg %s: %q", tid, r)
 						}
-						if r := g.cmd("p0"); r != "0000000000000000" {
+						if r := cmd("p0"); r != "0000000000000000" {
 							t.Errorf("new thread %s: return register %s, want 0 (it has not run)", tid, r)
 						}
 					case strings.HasPrefix(r, "w0;p"+pid+"."):
@@ -134,7 +101,7 @@ func TestGDBThreadEvents(t *testing.T) {
 							t.Errorf("exit of %s: not created, twice, or still listed in %q", tid, threads)
 						}
 						exited[tid] = true
-						if r := g.cmd("?"); !strings.HasPrefix(r, "T05thread:p"+pid+".") {
+						if r := cmd("?"); !strings.HasPrefix(r, "T05thread:p"+pid+".") {
 							t.Errorf("? after a thread exit: %q", r)
 						}
 					default:
