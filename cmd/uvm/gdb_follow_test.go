@@ -115,6 +115,29 @@ func TestGDBFollowVforkChild(t *testing.T) {
 	}
 }
 
+// TestGDBFollowVforkNoExecEvents: without exec events gdb hears of no
+// exec and detaches the vfork parent only at the child's exit, so the
+// parent must not wait for gdb once its child exec'd: in --det (with
+// short slices, so the parent gets the baton while the exec'd child
+// still runs) the run would otherwise stop until gdb gave up.
+func TestGDBFollowVforkNoExecEvents(t *testing.T) {
+	for _, arch := range []string{"arm64", "amd64"} {
+		t.Run(arch, func(t *testing.T) {
+			arg := "$x0"
+			if arch == "amd64" {
+				arg = "$rdi"
+			}
+			r := runUnderGDB(t, arch, []string{"--det", "--quantum", "1000"}, "gdbwatch", []string{"vforkexec"},
+				"-iex set remote exec-event-feature-packet off", "set follow-fork-mode child",
+				"break bump if "+arg+" == 100", "continue", "continue")
+			mustContain(t, r, " vfork to child ", "hit Breakpoint 1, ", "[Detaching vfork parent process ", " after child exit]", "exited normally]")
+			if want := "counter=15 ppid-positive=1\nvfork child status 0\ncounter=115 ppid-positive=1\n"; r.code != 0 || r.stdout != want {
+				t.Errorf("uvm status %d, stdout %q, want %q", r.code, r.stdout, want)
+			}
+		})
+	}
+}
+
 // TestGDBVforkParent: following the parent (gdb's default), the vfork
 // event comes as soon as the child exists, before it ran (counter 15 at
 // the catchpoint), gdb detaches the child, resumes the parent until

@@ -56,7 +56,8 @@ type gdbRun struct {
 }
 
 // runUnderGDB runs `uvm run -g unix:SOCK --gdb-wait FLAGS PROG ARGS` and
-// gdb with the commands (after target remote), and returns both outputs.
+// gdb with the commands (after target remote; one written "-iex CMD"
+// runs before it), and returns both outputs.
 func runUnderGDB(t *testing.T, arch string, uvmFlags []string, prog string, args []string, cmds ...string) gdbRun {
 	t.Helper()
 	return runUnderGDBIn(t, "", arch, uvmFlags, prog, args, cmds...)
@@ -84,6 +85,11 @@ func runUnderGDBIn(t *testing.T, stdin, arch string, uvmFlags []string, prog str
 	}
 	gargs := []string{"-q", "-batch", "-nx", "-ex", "set pagination off", "-ex", "set confirm off", "-ex", "target remote " + sock}
 	for _, c := range cmds {
+		if early, ok := strings.CutPrefix(c, "-iex "); ok {
+			// Before target remote (a setting of the connection).
+			gargs = append([]string{"-iex", early}, gargs...)
+			continue
+		}
 		gargs = append(gargs, "-ex", c)
 	}
 	gargs = append(gargs, bin)

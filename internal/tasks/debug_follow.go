@@ -27,7 +27,9 @@ import (
 // DetachProcess (gdb's D;PID of it), detaches or kills. It waits holding
 // the --det baton, as a stopped process does; it reaches that wait only
 // once its child exec'd or exited, and gdb detaches it at that event, so
-// the wait changes no schedule either.
+// the wait changes no schedule either. (Without exec events gdb hears of
+// no exec: the parent of a child that exec'd goes on at once, so that the
+// child runs on to the exit gdb waits for.)
 
 // errFollowed refuses reverse execution in a followed child: a
 // re-execution debugs the first process.
@@ -164,8 +166,17 @@ func (t *Task) debugVfork(child *ThreadGroup) bool {
 // one still traced reports vforkdone (after a reported vfork).
 func (t *Task) debugVforkDone(child *ThreadGroup, reported bool) {
 	d := t.tg.k.dbg
+	child.mu.Lock()
+	execd := child.mm != t.tg.mm
+	child.mu.Unlock()
 	d.mu.Lock()
 	ch, held := d.vforkParents[t.tg.pid]
+	if held && execd && d.events.Load()&debugWantExec == 0 {
+		// gdb, told of no exec, would detach the parent only at the
+		// child's exit: the parent goes on now.
+		delete(d.vforkParents, t.tg.pid)
+		held = false
+	}
 	d.mu.Unlock()
 	if held {
 		waitResume(t, ch)
