@@ -2,9 +2,11 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -27,8 +29,10 @@ func rspCmd(t *testing.T, p *rsp, pkt string) string {
 // program creates stops it before its first instruction (T05create:, the
 // new thread listed, its clone return value 0) and every thread that
 // exits while others remain stops it with its exit status (w00;, the
-// thread no longer listed); the run's output is unchanged.
+// thread no longer listed); the run's output is unchanged, and in --det
+// its trace hash too.
 func TestGDBThreadEvents(t *testing.T) {
+	hashRE := regexp.MustCompile(`trace-hash ([0-9a-f]+)`)
 	want, err := os.ReadFile(filepath.Join("..", "..", "testdata", "expected", "threads.out"))
 	if err != nil {
 		t.Fatal(err)
@@ -44,11 +48,20 @@ func TestGDBThreadEvents(t *testing.T) {
 			argv := []string{"run", "--clean-env"}
 			if det {
 				name += "-det"
-				argv = append(argv, "--det")
+				argv = append(argv, "--det", "--quantum", "5000", "--trace-hash")
 			}
 			t.Run(name, func(t *testing.T) {
+				bin := filepath.Join("..", "..", "testdata", "bin", arch, "threads")
+				var hash []string // without the debugger
+				if det {
+					var o, e bytes.Buffer
+					run(append(argv[:len(argv):len(argv)], bin), strings.NewReader(""), &o, &e)
+					if hash = hashRE.FindStringSubmatch(e.String()); hash == nil {
+						t.Fatalf("no trace hash: %s", e.String())
+					}
+				}
 				sock := filepath.Join(t.TempDir(), "gdb.sock")
-				argv := append(argv, "-g", "unix:"+sock, "--gdb-wait", filepath.Join("..", "..", "testdata", "bin", arch, "threads"))
+				argv := append(argv, "-g", "unix:"+sock, "--gdb-wait", bin)
 				var o, e lockedBuffer
 				done := make(chan int, 1)
 				go func() { done <- run(argv, strings.NewReader(""), &o, &e) }()
@@ -114,6 +127,10 @@ func TestGDBThreadEvents(t *testing.T) {
 				c.Close()
 				if code := <-done; code != 0 || o.String() != string(want) {
 					t.Errorf("uvm status %d, stdout %q; stderr:\n%s", code, o.String(), e.String())
+				}
+				// In --det the stops leave the schedule as it was.
+				if g := hashRE.FindStringSubmatch(e.String()); det && (g == nil || g[1] != hash[1]) {
+					t.Errorf("trace hash with thread events %v, without the debugger %s", g, hash[1])
 				}
 			})
 		}
