@@ -110,7 +110,10 @@ func TestSessionFollowVfork(t *testing.T) {
 	run(c, []struct{ cmd, want string }{
 		{"vCont;c", "T05vfork:p3eb.3eb;thread:p3e9.3e9;"},
 		{"Hgp3e8.3e8", "E01"}, // another process: no follow
-		{"Hgp3eb.3eb", "OK"},  // the child: gdb follows it
+		{"Hgp3eb.zz", "E01"},  // malformed: no follow
+		{"vCont;c:p3eb.-1;x", "E01"},
+		{"?", "T05vfork:p3eb.3eb;thread:p3e9.3e9;"},
+		{"Hgp3eb.3eb", "OK"}, // the child: gdb follows it
 		{"?", "T05thread:p3eb.3eb;"},
 		{"qfThreadInfo", "mp3eb.3eb"},
 		{"vCont;c:p3eb.-1", "W07;process:3eb"}, // no "not debugged" O packet first

@@ -488,8 +488,10 @@ func (s *session) setThread(p []byte) []byte {
 	if len(p) < 3 {
 		return errReply(1)
 	}
-	s.followVfork(p[2:])
 	id, ok := parseThreadID(p[2:])
+	if ok {
+		s.followVfork(p[2:])
+	}
 	if !ok || (id > 0 && !s.alive(id)) {
 		return errReply(1)
 	}
@@ -669,6 +671,7 @@ func (s *session) vPacket(p []byte) ([]byte, bool, error) {
 // parseVCont parses the actions of a vCont packet.
 func (s *session) parseVCont(p []byte) ([]ResumeAction, bool) {
 	var acts []ResumeAction
+	var named [][]byte // the thread ids, for followVfork
 	seen := map[int]bool{}
 	for _, a := range bytes.Split(p, []byte(";")) {
 		act, tidS, hasTid := bytes.Cut(a, []byte(":"))
@@ -693,11 +696,11 @@ func (s *session) parseVCont(p []byte) ([]ResumeAction, bool) {
 		}
 		ra.Step = act[0] == 's' || act[0] == 'S'
 		if hasTid {
-			s.followVfork(tidS)
 			id, ok := parseThreadID(tidS)
 			if !ok {
 				return nil, false
 			}
+			named = append(named, tidS)
 			if id > 0 {
 				ra.Thread = id
 			}
@@ -708,7 +711,13 @@ func (s *session) parseVCont(p []byte) ([]ResumeAction, bool) {
 		seen[ra.Thread] = true
 		acts = append(acts, ra)
 	}
-	return acts, len(acts) > 0
+	if len(acts) == 0 {
+		return nil, false
+	}
+	for _, id := range named {
+		s.followVfork(id)
+	}
+	return acts, true
 }
 
 // resumeLegacy handles c/s/C/S [;ADDR].
