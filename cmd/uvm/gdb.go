@@ -96,6 +96,9 @@ func (s *gdbServer) serve(k *tasks.Kernel, tg *tasks.ThreadGroup) {
 		if err := gdbstub.Serve(conn, t, t.stop(first), gdbstub.Options{Attached: !s.wait}); err != nil {
 			fmt.Fprintf(s.log, "uvm: gdb session: %v\n", err)
 		}
+		// Nobody debugs any more: what the session still held (a vfork
+		// parent gdb did not detach after its followed child exited) runs on.
+		t.d.Detach()
 	}()
 }
 
@@ -227,6 +230,9 @@ func (t *gdbTarget) stop(st tasks.DebugStop) gdbstub.Stop {
 	case st.Exited:
 		return gdbstub.Stop{Kind: gdbstub.StopExited, Code: st.Status.Code, Break: -1}
 	}
+	if st.Event == tasks.DebugEventThreadExit {
+		return gdbstub.Stop{Kind: gdbstub.StopThreadExited, Thread: int(st.Tid), Code: st.Status.Code, Break: -1}
+	}
 	out := gdbstub.Stop{Kind: gdbstub.StopSignal, Thread: int(st.Tid), Signal: st.Signal, Break: st.Break, WatchAddr: st.WatchAddr}
 	switch st.Syscall {
 	case tasks.DebugSyscallEntry:
@@ -243,6 +249,8 @@ func (t *gdbTarget) stop(st tasks.DebugStop) gdbstub.Stop {
 		out.Event = gdbstub.EventVforkDone
 	case tasks.DebugEventExec:
 		out.Event, out.ExecPath = gdbstub.EventExec, st.ExecPath
+	case tasks.DebugEventThreadCreate:
+		out.Event = gdbstub.EventThreadCreated
 	}
 	if st.Break == 0 {
 		if c, err := t.cpu(int(st.Tid)); err == nil && t.hw[c.PC()] {
@@ -261,12 +269,22 @@ func (t *gdbTarget) CatchSyscalls(on bool, nrs []uint64) error {
 // SetEvents implements gdbstub.EventReporter.
 func (t *gdbTarget) SetEvents(ev gdbstub.Events) { t.d.SetEvents(ev.Fork, ev.Vfork, ev.Exec) }
 
+// SetThreadEvents implements gdbstub.ThreadEventReporter.
+func (t *gdbTarget) SetThreadEvents(on bool) { t.d.SetThreadEvents(on) }
+
 // FollowFork implements gdbstub.ForkFollower.
 func (t *gdbTarget) FollowFork(pid int) error {
 	if pid <= 0 || pid > 1<<31-1 {
 		return fmt.Errorf("bad pid %d", pid)
 	}
 	return t.d.FollowFork(int32(pid))
+}
+
+// DetachProcess implements gdbstub.ForkFollower.
+func (t *gdbTarget) DetachProcess(pid int) {
+	if pid > 0 && pid <= 1<<31-1 {
+		t.d.DetachProcess(int32(pid))
+	}
 }
 
 // Interrupt implements gdbstub.Target: it abandons a reverse command in

@@ -56,7 +56,8 @@ type gdbRun struct {
 }
 
 // runUnderGDB runs `uvm run -g unix:SOCK --gdb-wait FLAGS PROG ARGS` and
-// gdb with the commands (after target remote), and returns both outputs.
+// gdb with the commands (after target remote; one written "-iex CMD"
+// runs before it), and returns both outputs.
 func runUnderGDB(t *testing.T, arch string, uvmFlags []string, prog string, args []string, cmds ...string) gdbRun {
 	t.Helper()
 	return runUnderGDBIn(t, "", arch, uvmFlags, prog, args, cmds...)
@@ -84,6 +85,11 @@ func runUnderGDBIn(t *testing.T, stdin, arch string, uvmFlags []string, prog str
 	}
 	gargs := []string{"-q", "-batch", "-nx", "-ex", "set pagination off", "-ex", "set confirm off", "-ex", "target remote " + sock}
 	for _, c := range cmds {
+		if early, ok := strings.CutPrefix(c, "-iex "); ok {
+			// Before target remote (a setting of the connection).
+			gargs = append([]string{"-iex", early}, gargs...)
+			continue
+		}
 		gargs = append(gargs, "-ex", c)
 	}
 	gargs = append(gargs, bin)
@@ -306,7 +312,7 @@ func TestGDBForkExec(t *testing.T) {
 			}
 			r = runUnderGDB(t, arch, nil, "gdbwatch", []string{"vfork"}, "catch vfork", "continue", "continue")
 			mustContain(t, r, "Catchpoint 1 (vforked process ", "[Detaching after vfork from child process ", "exited normally")
-			if r.code != 0 || r.stdout != "vfork child status 7\ncounter=15 ppid-positive=1\n" {
+			if r.code != 0 || r.stdout != "vfork child status 7\ncounter=115 ppid-positive=1\n" {
 				t.Errorf("vfork: uvm status %d, stdout %q", r.code, r.stdout)
 			}
 			r = runUnderGDB(t, arch, nil, "gdbwatch", []string{"exec"}, "catch exec", "continue", "break bump", "continue", "bt 1", "delete", "continue")

@@ -201,6 +201,10 @@ func (s *session) handle(p []byte) (reply []byte, done bool, err error) {
 	}
 	switch p[0] {
 	case '?':
+		if s.last.Kind == StopThreadExited {
+			// The thread is gone; the process stays stopped.
+			return s.stopReply(Stop{Kind: StopSignal, Signal: 5, Thread: s.curThread(), Break: -1}), false, nil
+		}
 		return s.stopReply(s.last), false, nil
 	case 'q', 'Q':
 		return s.query(p), false, nil
@@ -242,6 +246,9 @@ func (s *session) handle(p []byte) (reply []byte, done bool, err error) {
 			if pid == s.forkKept {
 				s.forkKept = 0
 			}
+			if ff, ok := s.t.(ForkFollower); ok {
+				ff.DetachProcess(pid) // a held vfork parent goes on
+			}
 			return replyOK, false, nil
 		}
 		if reply, ok := s.followFork(p[1:]); ok {
@@ -275,9 +282,22 @@ func (s *session) query(p []byte) []byte {
 		if _, ok := s.t.(Reverser); ok {
 			b = append(b, ";ReverseStep+;ReverseContinue+"...)
 		}
+		if _, ok := s.t.(ThreadEventReporter); ok {
+			b = append(b, ";QThreadEvents+"...)
+		}
 		return append(b, s.clientFeatures(args)...)
 	case "QCatchSyscalls":
 		return s.catchSyscalls(args)
+	case "QThreadEvents":
+		te, ok := s.t.(ThreadEventReporter)
+		switch {
+		case !ok:
+			return replyEmpty
+		case string(args) != "0" && string(args) != "1":
+			return errReply(1)
+		}
+		te.SetThreadEvents(args[0] == '1')
+		return replyOK
 	case "QStartNoAckMode":
 		return replyOK
 	case "qAttached":
@@ -469,6 +489,9 @@ func (s *session) setThread(p []byte) []byte {
 		return errReply(1)
 	}
 	id, ok := parseThreadID(p[2:])
+	if ok {
+		s.followVfork(p[2:])
+	}
 	if !ok || (id > 0 && !s.alive(id)) {
 		return errReply(1)
 	}
@@ -648,6 +671,7 @@ func (s *session) vPacket(p []byte) ([]byte, bool, error) {
 // parseVCont parses the actions of a vCont packet.
 func (s *session) parseVCont(p []byte) ([]ResumeAction, bool) {
 	var acts []ResumeAction
+	var named [][]byte // the thread ids, for followVfork
 	seen := map[int]bool{}
 	for _, a := range bytes.Split(p, []byte(";")) {
 		act, tidS, hasTid := bytes.Cut(a, []byte(":"))
@@ -676,6 +700,7 @@ func (s *session) parseVCont(p []byte) ([]ResumeAction, bool) {
 			if !ok {
 				return nil, false
 			}
+			named = append(named, tidS)
 			if id > 0 {
 				ra.Thread = id
 			}
@@ -686,7 +711,13 @@ func (s *session) parseVCont(p []byte) ([]ResumeAction, bool) {
 		seen[ra.Thread] = true
 		acts = append(acts, ra)
 	}
-	return acts, len(acts) > 0
+	if len(acts) == 0 {
+		return nil, false
+	}
+	for _, id := range named {
+		s.followVfork(id)
+	}
+	return acts, true
 }
 
 // resumeLegacy handles c/s/C/S [;ADDR].
@@ -768,7 +799,7 @@ func (s *session) wait(ch <-chan Stop) ([]byte, bool, error) {
 			if st.Event == EventFork || st.Event == EventVfork {
 				s.forkKept = st.ChildPid
 			}
-			if st.Kind != StopSignal {
+			if st.Kind == StopExited || st.Kind == StopTerminated {
 				s.exited = true
 			}
 			return s.stopReply(st), false, nil
@@ -808,6 +839,8 @@ func (s *session) stopReply(st Stop) []byte {
 			b = fmt.Appendf(b, ";process:%x", s.t.Pid())
 		}
 		return b
+	case StopThreadExited:
+		return fmt.Appendf(nil, "w%x;%s", st.Code&0xff, s.threadID(st.Thread))
 	}
 	b := []byte(fmt.Sprintf("T%02x", GDBSignal(st.Signal)&0xff))
 	switch BreakKind(st.Break) {
@@ -843,6 +876,8 @@ func (s *session) stopReply(st Stop) []byte {
 		b = append(b[:3], "vforkdone:;"...)
 	case EventExec:
 		b = append(appendHex(append(b[:3], "exec:"...), []byte(st.ExecPath)), ';')
+	case EventThreadCreated:
+		b = append(b[:3], "create:;"...)
 	}
 	if st.Thread > 0 {
 		b = fmt.Appendf(b, "thread:%s;", s.threadID(st.Thread))
@@ -865,6 +900,29 @@ func (s *session) followFork(p []byte) (reply []byte, ok bool) {
 	s.last = Stop{Kind: StopSignal, Thread: s.last.ChildTid, Signal: s.last.Signal, Break: -1}
 	s.gThread, s.cThread, s.forkKept = 0, 0, 0
 	return replyOK, true
+}
+
+// followVfork makes the vfork child of the last stop the target when
+// the client names it in thread id p (Hg, vCont): gdb's follow-fork-mode
+// child at a vfork switches to the child and resumes it alone, keeping
+// the parent, which it detaches (D;PID) once the child exec'd or exited
+// (the Target holds it until then). A follow that fails leaves the
+// target as it was (the id then names no thread of it).
+func (s *session) followVfork(p []byte) {
+	ff, can := s.t.(ForkFollower)
+	if !can || len(p) == 0 || p[0] != 'p' || s.exited || s.last.Event != EventVfork || s.last.ChildPid <= 0 || s.forkKept != s.last.ChildPid {
+		return
+	}
+	pidS, _, _ := bytes.Cut(p[1:], []byte("."))
+	if pid, ok := parseHex(pidS); !ok || pid != uint64(s.last.ChildPid) {
+		return
+	}
+	if err := ff.FollowFork(s.last.ChildPid); err != nil {
+		s.logf("follow vfork child %d: %v", s.last.ChildPid, err)
+		return
+	}
+	s.last = Stop{Kind: StopSignal, Thread: s.last.ChildTid, Signal: s.last.Signal, Break: -1}
+	s.gThread, s.cThread, s.forkKept = 0, 0, 0
 }
 
 // otherProcess parses the ";PID" of D and vKill: ok when it names a

@@ -399,6 +399,9 @@ func FuzzPacket(f *testing.F) {
 		string(encodePacket(nil, []byte("vFile:open:2f6c69622f6c6962632e736f2e36,0,0"))) + string(encodePacket(nil, []byte("vFile:pread:0,fff,0"))),
 		string(encodePacket(nil, []byte("vFile:fstat:0"))) + string(encodePacket(nil, []byte("vFile:close:0"))),
 		string(encodePacket(nil, []byte("vFile:readlink:2f70726f632f313030312f657865"))),
+		string(encodePacket(nil, []byte("qSupported:multiprocess+;vfork-events+"))) + string(encodePacket(nil, []byte("vCont;c"))) +
+			string(encodePacket(nil, []byte("Hgp3eb.3eb"))) + string(encodePacket(nil, []byte("vCont;c:p3eb.-1"))) + string(encodePacket(nil, []byte("D;3e9"))),
+		string(encodePacket(nil, []byte("QThreadEvents:1"))) + string(encodePacket(nil, []byte("vCont;c"))) + string(encodePacket(nil, []byte("?"))),
 	} {
 		f.Add([]byte(s))
 	}
@@ -406,7 +409,9 @@ func FuzzPacket(f *testing.F) {
 		files := svr4Target(0x10300)
 		files.files = map[string][]byte{"/lib/libc.so.6": []byte("\x7fELF$#}*")}
 		files.links = map[string]string{"/proc/1001/exe": "/bin/prog"}
-		for _, tg := range []Target{newMemTarget(AArch64), &eventTarget{memTarget: newMemTarget(AMD64)}, newRevTarget(), files} {
+		threads := newThreadTarget(Stop{Kind: StopSignal, Signal: 5, Thread: 1001, Break: -1, Event: EventVfork, ChildPid: 1003, ChildTid: 1003},
+			Stop{Kind: StopSignal, Signal: 5, Thread: 1002, Break: -1, Event: EventThreadCreated}, Stop{Kind: StopThreadExited, Thread: 1002, Break: -1})
+		for _, tg := range []Target{newMemTarget(AArch64), &eventTarget{memTarget: newMemTarget(AMD64)}, newRevTarget(), files, threads} {
 			// Feed the bytes twice: once as sent, once with every
 			// frame given a correct checksum, so the fuzzer reaches
 			// the command handlers.

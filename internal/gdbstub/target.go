@@ -13,7 +13,7 @@
 // qXfer:threads/auxv/exec-file, g/G/p/P, m/M/X, vCont, Z0-Z4, vKill, D
 // and k; with optional Target interfaces, QCatchSyscalls (SyscallCatcher)
 // and the multiprocess extensions with fork, vfork and exec events
-// (EventReporter). Input is hostile: every length is checked against the packet
+// (EventReporter), QThreadEvents (ThreadEventReporter). Input is hostile: every length is checked against the packet
 // limit before anything is allocated, malformed packets get an error
 // reply, and the stub never panics on what a client sends.
 package gdbstub
@@ -49,6 +49,9 @@ const (
 	StopExited
 	// StopTerminated: the process was killed by Signal.
 	StopTerminated
+	// StopThreadExited: Thread exited with Code while other threads
+	// remain (QThreadEvents; the process is stopped).
+	StopThreadExited
 )
 
 // BreakKind is a Z/z packet's type.
@@ -104,6 +107,7 @@ const (
 	EventVfork                   // vfork:pPID.TID (vfork-events)
 	EventVforkDone               // vforkdone: the vfork child released the parent's memory
 	EventExec                    // exec:HEXPATH (exec-events)
+	EventThreadCreated           // create: Thread is new and has not run (QThreadEvents)
 )
 
 // Events are the process events a client asks for in qSupported.
@@ -121,14 +125,31 @@ type EventReporter interface {
 	SetEvents(ev Events)
 }
 
-// ForkFollower is an EventReporter that can debug a fork child instead
-// of its parent (gdb's follow-fork-mode child): gdb detaches the parent
-// with D;PID at the child's fork event, and the stub then calls
-// FollowFork; from then on the target is the child (Pid, Threads, …).
+// ForkFollower is an EventReporter that can debug a fork or vfork child
+// instead of its parent (gdb's follow-fork-mode child): gdb detaches the
+// parent with D;PID at the child's fork event, or names the child (Hg,
+// vCont) at its vfork event, and the stub then calls FollowFork; from
+// then on the target is the child (Pid, Threads, …).
 type ForkFollower interface {
 	// FollowFork makes the fork child pid the target; the parent runs
-	// on undebugged from the next resume.
+	// on undebugged from the next resume, except a vfork parent, which
+	// waits for DetachProcess (or Detach, Kill) after its child
+	// released the memory, as gdb keeps it until then.
 	FollowFork(pid int) error
+	// DetachProcess lets a process the target holds without debugging
+	// it (a vfork parent) run on: the D;PID of a process other than the
+	// target's.
+	DetachProcess(pid int)
+}
+
+// ThreadEventReporter is a Target that can stop when a thread is
+// created or exits (optional: the stub offers QThreadEvents only to a
+// Target that implements it).
+type ThreadEventReporter interface {
+	// SetThreadEvents says whether thread creations (EventThreadCreated)
+	// and exits (StopThreadExited) stop the target from the next resume
+	// on. Called while the target is stopped.
+	SetThreadEvents(on bool)
 }
 
 // SyscallCatcher is a Target that can stop at syscalls (optional: the

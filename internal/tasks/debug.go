@@ -131,8 +131,14 @@ type Debugger struct {
 	// (debug_follow.go), true once their fork was reported (protected
 	// by mu).
 	holds map[int32]bool
+	// vforkParents are the vfork parents of a followed vfork child, held
+	// until their channel closes (debug_follow.go; protected by mu).
+	vforkParents map[int32]chan struct{}
 	// followed: the session follows a fork child (no reverse execution).
 	followed atomic.Bool
+	// threadEvents: thread creations and exits stop the process
+	// (debug_threads.go).
+	threadEvents atomic.Bool
 }
 
 // NewDebugger attaches a debugger to the first process k starts. With
@@ -296,10 +302,12 @@ func (d *Debugger) Detach() {
 	d.dropWatchpointsLocked()
 	d.catchSys.Store(nil)
 	d.events.Store(0)
+	d.threadEvents.Store(false)
 	d.slow.Store(false)
 	d.on.Store(false)
 	d.acts, d.def = map[int32]DebugAction{}, DebugAction{}
 	clear(d.holds)
+	d.releaseVforkParentsLocked()
 	d.resumeLocked()
 }
 
@@ -587,6 +595,9 @@ func (t *Task) debugSignal(info *signals.SigInfo) bool {
 func (t *Task) debugRun(budget int64) vm.Exit {
 	d := t.tg.k.dbg
 	d.waitHold(t) // debug_follow.go
+	if t.debugCreated {
+		t.debugThreadCreated() // debug_threads.go
+	}
 	traced := d.traced(t)
 	if !traced && t.cpu.TLB().Watch() != nil {
 		t.cpu.TLB().SetWatch(nil) // a process the debugger left

@@ -21,10 +21,10 @@ import (
 // (before a syscall-return catchpoint, as PTRACE_EVENT_FORK/EXEC stops
 // come before the syscall-exit stop). The child is not traced: it runs
 // on, as after gdb's default detach-on-fork, unless the debugger follows
-// it (debug_follow.go). A vfork parent reports the
-// vfork and then vforkdone, both after its child has released the memory
-// (uvm's vfork waits inside the syscall), so gdb's breakpoints, which
-// never change memory here, are never seen by the child anyway.
+// it (debug_follow.go). A vfork parent reports the vfork inside the
+// syscall, before it waits for the child, and vforkdone once the child
+// released the memory (debug_follow.go); gdb's breakpoints never change
+// memory here, so the child, which shares it, never sees them.
 
 // syscallCatch is an immutable set of caught syscalls.
 type syscallCatch struct {
@@ -61,6 +61,11 @@ const (
 	DebugEventVfork
 	DebugEventVforkDone
 	DebugEventExec
+	// DebugEventThreadCreate: thread Tid was created and has not run yet;
+	// DebugEventThreadExit: thread Tid exited with Status.Code
+	// (debug_threads.go).
+	DebugEventThreadCreate
+	DebugEventThreadExit
 )
 
 // Event bits of Debugger.events.
@@ -135,14 +140,7 @@ func (t *Task) debugSyscallExit(ds debugSys) {
 		}
 		st := trap
 		st.ChildPid = int32(child)
-		if ds.flags&cloneVfork != 0 {
-			if want&debugWantVfork != 0 {
-				st.Event = DebugEventVfork
-				d.report(t, st, false, true)
-				st.Event = DebugEventVforkDone
-				d.report(t, st, false, true)
-			}
-		} else if want&debugWantFork != 0 {
+		if ds.flags&cloneVfork == 0 && want&debugWantFork != 0 { // vfork: debug_follow.go
 			st.Event = DebugEventFork
 			d.report(t, st, false, true)
 		}

@@ -234,6 +234,7 @@ func (k *Kernel) NewReplayDebugger(from *Debugger, goal *ReplayGoal) *Debugger {
 	d.breaks.Store(&m)
 	d.catchSys.Store(from.catchSys.Load())
 	d.events.Store(from.events.Load())
+	d.threadEvents.Store(from.threadEvents.Load())
 	if len(pts) > 0 {
 		// The points were checked when from's set was built.
 		if set, err := vm.NewWatchSet(pts, from.Arch() == vm.ArchARM64); err == nil {

@@ -187,6 +187,7 @@ func (t *Task) forkProcess(flags, stack, ptid, tls, ctid uint64) uint64 {
 	}
 	k.startTask(nt)
 	if flags&cloneVfork != 0 {
+		vforkEvent := k.dbg != nil && t.debugVfork(child) // debug_follow.go
 		done := child.proc.vforkDone
 		closed := func() bool {
 			select {
@@ -199,6 +200,9 @@ func (t *Task) forkProcess(flags, stack, ptid, tls, ctid uint64) uint64 {
 		// Linux's vfork wait is killable only; other signals wait for the
 		// child like the parent does.
 		t.waitKillable(closed, func() <-chan struct{} { return done }, -1)
+		if k.dbg != nil {
+			t.debugVforkDone(child, vforkEvent) // debug_follow.go
+		}
 	}
 	return uint64(child.pid)
 }

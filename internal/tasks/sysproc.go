@@ -28,6 +28,7 @@ func (tg *ThreadGroup) ppid() int32 {
 }
 
 func (t *Task) exitThread(code int) {
+	t.exitCode = code & 0xff
 	t.tg.mu.Lock()
 	last := len(t.tg.tasks) == 1
 	t.tg.mu.Unlock()
@@ -336,6 +337,9 @@ func (t *Task) sysClone(flags, stack, ptid, tls, ctid uint64) uint64 {
 	}
 	tg.live.Add(1)
 	tg.k.event("%d clone flags=%#x child=%d", t.tid, flags, tid)
+	if tg.k.dbg != nil {
+		t.debugClone(nt) // debug_threads.go
+	}
 	tg.k.startTask(nt)
 	return uint64(tid)
 }

@@ -258,6 +258,13 @@ type Task struct {
 	uregs *uRegs
 	// forkChild is set on the first thread of a forked process.
 	forkChild bool
+	// debugCreated: the debugger asked for thread events when this
+	// thread was cloned; it reports its creation at its first gate
+	// (debug_threads.go). Set before the task starts, then only the
+	// task's own.
+	debugCreated bool
+	// exitCode is the status of the thread's exit(2) (the task's own).
+	exitCode int
 	// notify, when not nil, is closed to interrupt a blocking wait
 	// (protected by notifyMu).
 	notifyMu sync.Mutex
@@ -582,6 +589,9 @@ func (t *Task) exited() {
 		execMM.DropUser(true)
 	}
 	tg.k.event("%d exit retired=%d", t.tid, t.cpu.Retired())
+	if !last && tg.k.dbg != nil {
+		t.debugThreadExit() // debug_threads.go
+	}
 	if last {
 		tg.k.event("%d process exit code=%d signal=%d", tg.pid, st.Code, st.Signal)
 	}

@@ -2,7 +2,7 @@
  * global written in steps (watch, reverse execution), another only read
  * (rwatch), a getppid (catch syscall) and, with the argument "fork",
  * "vfork" or "exec", a child process or an execve of itself (fork, vfork
- * and exec events); with "stdin", numbers read from stdin, each added
+ * and exec events; "vforkexec": a vfork child that execs itself); with "stdin", numbers read from stdin, each added
  * and echoed at once (reverse execution re-reads stdin and writes no
  * output twice). */
 #include <stdio.h>
@@ -45,10 +45,16 @@ int main(int argc, char **argv)
 		int st;
 		waitpid(pid, &st, 0);
 	}
-	if (argc > 1 && strcmp(argv[1], "vfork") == 0) {
+	if (argc > 1 && (strcmp(argv[1], "vfork") == 0 || strcmp(argv[1], "vforkexec") == 0)) {
+		int ex = strcmp(argv[1], "vforkexec") == 0;
 		pid_t pid = vfork();
-		if (pid == 0)
+		if (pid == 0) {
+			/* The parent's memory: it sees counter 115. */
+			bump(100);
+			if (ex)
+				execl("/proc/self/exe", "gdbwatch", (char *)0);
 			_exit(7);
+		}
 		int st;
 		waitpid(pid, &st, 0);
 		printf("vfork child status %d\n", WEXITSTATUS(st));
