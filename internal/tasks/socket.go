@@ -112,6 +112,8 @@ type netStack struct {
 	nextIno   uint64
 	autobind  uint32
 	netlink   map[uint32]*sock // port id → bound AF_NETLINK socket
+	raw       []*sock          // every open raw IP socket, in creation order (socket_rawip.go)
+	ipID      uint16           // the last IPv4 identification given (nextIPIDLocked)
 }
 
 var netStacks sync.Map // weak.Pointer[Kernel] → *netStack
@@ -161,6 +163,9 @@ type sockMsg struct {
 	from   sockAddr
 	rights []*openFile // SCM_RIGHTS in flight (each holds a reference)
 	cred   ucred       // the sender (AF_UNIX)
+	// csumBad: a raw IPv6 packet whose checksum the receiving socket
+	// checks and finds wrong; the receive drops it (rawv6_recvmsg).
+	csumBad bool
 }
 
 // sock is a socket: its open file's operations and its protocol state.
@@ -199,6 +204,8 @@ type sock struct {
 	sndTimeo       int64
 
 	changed chan struct{} // closed at the next readiness change
+
+	raw *rawSock // SOCK_RAW AF_INET/AF_INET6 (socket_rawip.go); nil for the others
 }
 
 func (ns *netStack) newSock(family, typ, proto int) *sock {
@@ -207,10 +214,12 @@ func (ns *netStack) newSock(family, typ, proto int) *sock {
 		opts: map[sockOpt]int32{}, changed: make(chan struct{})}
 }
 
-func (s *sock) connOriented() bool { return s.typ != sockDGRAM && s.family != afNETLINK }
-func (s *sock) isInet() bool       { return s.family == afINET || s.family == afINET6 }
-func (s *sock) isTCP() bool        { return s.isInet() && s.typ == sockSTREAM }
-func (s *sock) isUDP() bool        { return s.isInet() && s.typ == sockDGRAM }
+func (s *sock) connOriented() bool {
+	return s.typ != sockDGRAM && s.typ != sockRAW && s.family != afNETLINK
+}
+func (s *sock) isInet() bool { return s.family == afINET || s.family == afINET6 }
+func (s *sock) isTCP() bool  { return s.isInet() && s.typ == sockSTREAM }
+func (s *sock) isUDP() bool  { return s.isInet() && s.typ == sockDGRAM }
 
 // notifyLocked wakes whoever waits on s (ns.mu held).
 func (s *sock) notifyLocked() {
@@ -353,6 +362,9 @@ func (s *sock) closeLocked() (drop []*openFile) {
 	}
 	s.closed = true
 	s.unbindLocked()
+	if s.raw != nil {
+		s.unhashRawLocked()
+	}
 	for _, m := range s.rq {
 		drop = append(drop, m.rights...)
 	}
@@ -455,6 +467,9 @@ func (t *Task) sockWait(ready func() bool, wake func() <-chan struct{}, timeo in
 // send queues b (with ancillary rights/cred) on the connection or to to.
 // It returns the count sent.
 func (s *sock) send(t *Task, f *openFile, b []byte, to *sockAddr, rights []*openFile, cred *ucred, flags int) (int, Errno) {
+	if s.raw != nil {
+		return s.rawSend(t, b, nil, flags) // write(2); sendTo takes the addressed sends
+	}
 	if flags&msgOOB != 0 {
 		t.sockUnimpl("socket flag MSG_OOB")
 		return 0, EOPNOTSUPP
@@ -609,6 +624,18 @@ func (s *sock) recv(t *Task, f *openFile, n int, flags int) (recvResult, Errno) 
 				}
 			} else {
 				m := s.rq[0]
+				if m.csumBad {
+					// rawv6_recvmsg's csum_copy_err: the datagram is
+					// dropped, and the error "masquerades as some
+					// normal condition".
+					s.rq = s.rq[1:]
+					s.rqBytes -= len(m.data)
+					ns.mu.Unlock()
+					if flags&msgDONTWAIT != 0 {
+						return r, EAGAIN
+					}
+					return r, EHOSTUNREACH
+				}
 				r.hasMsg, r.from, r.cred = true, m.from, m.cred
 				r.full = len(m.data)
 				r.data = append(r.data, m.data[:min(n, len(m.data))]...)
@@ -776,6 +803,8 @@ func (t *Task) newSocket(family, typ, proto int) (*sock, Errno) {
 		proto = 0
 	case afINET, afINET6:
 		switch {
+		case base == sockRAW:
+			return t.newRawSock(family, typ, proto) // socket_rawip.go
 		case base == sockSTREAM && (proto == 0 || proto == ipprotoTCP):
 			proto = ipprotoTCP
 		case base == sockDGRAM && (proto == 0 || proto == ipprotoUDP):
@@ -916,6 +945,9 @@ func sysBind(t *Task, a [6]uint64) uint64 {
 	case afNETLINK:
 		return errOr0(s.netlinkBind(t, raw))
 	}
+	if s.raw != nil {
+		return errOr0(s.rawBind(raw))
+	}
 	return errOr0(s.inetBind(t, raw))
 }
 
@@ -1049,6 +1081,9 @@ func sysConnect(t *Task, a [6]uint64) uint64 {
 	case afNETLINK:
 		return errOr0(s.netlinkConnect(t, raw))
 	}
+	if s.raw != nil {
+		return errOr0(s.rawConnect(t, raw))
+	}
 	return errOr0(s.inetConnect(t, f, raw))
 }
 
@@ -1116,6 +1151,9 @@ func sysGetsockname(t *Task, a [6]uint64) uint64 {
 	if !s.bound && s.isInet() {
 		addr = s.wildcard()
 	}
+	if s.raw != nil {
+		addr = s.rawNameLocked()
+	}
 	if addr.family == 0 {
 		// An unbound AF_UNIX (or netlink) socket: Linux answers the bare
 		// family (unix_getname: sizeof(short)), never an empty address
@@ -1134,6 +1172,14 @@ func sysGetpeername(t *Task, a [6]uint64) uint64 {
 		return errRet(e)
 	}
 	s.ns.mu.Lock()
+	if s.raw != nil {
+		pa, e := s.rawPeerLocked()
+		s.ns.mu.Unlock()
+		if e != 0 {
+			return errRet(e)
+		}
+		return errOr0(t.putSockaddr(a[1], a[2], pa.encode()))
+	}
 	ok := s.hasPeer && (s.state == ssConnected || !s.connOriented())
 	if s.connOriented() && s.peer != nil && s.peer.closed && s.family == afUNIX {
 		ok = false
@@ -1158,6 +1204,14 @@ func sysShutdown(t *Task, a [6]uint64) uint64 {
 	ns := s.ns
 	ns.mu.Lock()
 	defer ns.mu.Unlock()
+	if s.raw != nil && !s.raw.connected {
+		// inet_shutdown on a TCP_CLOSE socket: ENOTCONN, but the
+		// shutdown is recorded (to wake pollers).
+		s.shutRd = s.shutRd || how != shutWR
+		s.shutWr = s.shutWr || how != shutRD
+		s.notifyLocked()
+		return errRet(ENOTCONN)
+	}
 	if s.connOriented() && s.state != ssConnected {
 		if s.state == ssListening && s.isTCP() {
 			// Linux: shutting a TCP listener down closes it for accept.
@@ -1185,6 +1239,9 @@ func sysShutdown(t *Task, a [6]uint64) uint64 {
 
 // sendTo is sendto/sendmsg's common part.
 func (t *Task) sendTo(s *sock, f *openFile, data []byte, rawTo []byte, rights []*openFile, cred *ucred, flags int) (int, Errno) {
+	if s.raw != nil {
+		return s.rawSend(t, data, rawTo, flags) // socket_rawip.go
+	}
 	var to *sockAddr
 	if rawTo != nil && !s.connOriented() {
 		a, e := s.parseAddr(rawTo)
@@ -1533,7 +1590,7 @@ func (s *sock) ioctl(t *Task, f *openFile, req, arg uint64) (uint64, bool) {
 	case ioFIONREAD:
 		ns.mu.Lock()
 		n := s.rqBytes
-		if s.typ == sockDGRAM {
+		if s.typ == sockDGRAM || s.raw != nil {
 			n = 0
 			if len(s.rq) > 0 {
 				n = len(s.rq[0].data)
