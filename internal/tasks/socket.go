@@ -166,6 +166,7 @@ type sockMsg struct {
 	// csumBad: a raw IPv6 packet whose checksum the receiving socket
 	// checks and finds wrong; the receive drops it (rawv6_recvmsg).
 	csumBad bool
+	ip      *ipRecvInfo // a raw socket's packet: what its IP control messages report
 }
 
 // sock is a socket: its open file's operations and its protocol state.
@@ -577,7 +578,8 @@ type recvResult struct {
 	rights []*openFile
 	cred   ucred
 	hasMsg bool
-	flags  int // msg_flags
+	flags  int         // msg_flags
+	ip     *ipRecvInfo // a raw socket's packet (socket_rawip.go)
 }
 
 // recv takes up to n bytes.
@@ -636,7 +638,7 @@ func (s *sock) recv(t *Task, f *openFile, n int, flags int) (recvResult, Errno) 
 					}
 					return r, EHOSTUNREACH
 				}
-				r.hasMsg, r.from, r.cred = true, m.from, m.cred
+				r.hasMsg, r.from, r.cred, r.ip = true, m.from, m.cred, m.ip
 				r.full = len(m.data)
 				r.data = append(r.data, m.data[:min(n, len(m.data))]...)
 				if len(m.data) > n {

@@ -107,6 +107,86 @@ type ipPacket struct {
 	proto    int
 	data     []byte
 	hdrLen   int // the IPv4 header's length in data (0 for IPv6)
+	ttl, tos int // the TTL (hop limit) and TOS (traffic class)
+}
+
+// ipRecvInfo is what a raw socket's IP control messages report of a
+// received packet (ip_cmsg_recv_offset, ip6_datagram_recv_ctl).
+type ipRecvInfo struct {
+	dst      [16]byte
+	ttl, tos int
+	// pktinfo: IP_PKTINFO was on when the packet was queued
+	// (ipv4_pktinfo_prepare), so it reports the interface and the
+	// specific destination; else only ipi_addr.
+	pktinfo bool
+}
+
+// ipCmsg is one IP control message of a receive.
+type ipCmsg struct {
+	level, typ uint32
+	data       []byte
+}
+
+// Receive options of raw sockets and the control messages they ask for.
+const (
+	ipPKTINFO        = 8  // IP_PKTINFO: cmsg IP_PKTINFO (struct in_pktinfo)
+	ipRECVTTL        = 12 // cmsg IP_TTL (int)
+	ipRECVTOS        = 13 // cmsg IP_TOS (one byte)
+	ipv62292PKTINFO  = 2  // IPV6_2292PKTINFO: cmsg of that type (struct in6_pktinfo)
+	ipv62292HOPLIMIT = 8  // IPV6_2292HOPLIMIT: cmsg of that type (int)
+	ipv6RECVPKTINFO  = 49 // cmsg IPV6_PKTINFO
+	ipv6PKTINFO      = 50
+	ipv6RECVHOPLIMIT = 51 // cmsg IPV6_HOPLIMIT (int)
+	ipv6HOPLIMIT     = 52
+	ipv6RECVTCLASS   = 66 // cmsg IPV6_TCLASS (int)
+	ipv6TCLASS       = 67
+	loIfindex        = 1
+)
+
+// rawCmsgs is the IP control messages the options of s ask for about a
+// received packet, in the kernel's order.
+func (s *sock) rawCmsgs(ri *ipRecvInfo) []ipCmsg {
+	le := binary.LittleEndian
+	ns := s.ns
+	ns.mu.Lock()
+	defer ns.mu.Unlock()
+	on := func(level, name int) bool { return s.opts[sockOpt{level, name}] != 0 }
+	var out []ipCmsg
+	if s.family == afINET {
+		if on(ipprotoIP, ipPKTINFO) {
+			b := make([]byte, 8, 12) // ipi_ifindex, ipi_spec_dst
+			if ri.pktinfo {
+				le.PutUint32(b, loIfindex)
+				copy(b[4:], ri.dst[12:])
+			}
+			b = append(b, ri.dst[12:]...) // ipi_addr
+			out = append(out, ipCmsg{ipprotoIP, ipPKTINFO, b})
+		}
+		if on(ipprotoIP, ipRECVTTL) {
+			out = append(out, ipCmsg{ipprotoIP, ipTTL, le.AppendUint32(nil, uint32(ri.ttl))})
+		}
+		if on(ipprotoIP, ipRECVTOS) {
+			out = append(out, ipCmsg{ipprotoIP, ipTOS, []byte{byte(ri.tos)}})
+		}
+		return out
+	}
+	pktinfo := func() []byte { return le.AppendUint32(append([]byte(nil), ri.dst[:]...), loIfindex) }
+	if on(ipprotoIPV6, ipv6RECVPKTINFO) {
+		out = append(out, ipCmsg{ipprotoIPV6, ipv6PKTINFO, pktinfo()})
+	}
+	if on(ipprotoIPV6, ipv6RECVHOPLIMIT) {
+		out = append(out, ipCmsg{ipprotoIPV6, ipv6HOPLIMIT, le.AppendUint32(nil, uint32(ri.ttl))})
+	}
+	if on(ipprotoIPV6, ipv6RECVTCLASS) {
+		out = append(out, ipCmsg{ipprotoIPV6, ipv6TCLASS, le.AppendUint32(nil, uint32(ri.tos))})
+	}
+	if on(ipprotoIPV6, ipv62292PKTINFO) {
+		out = append(out, ipCmsg{ipprotoIPV6, ipv62292PKTINFO, pktinfo()})
+	}
+	if on(ipprotoIPV6, ipv62292HOPLIMIT) {
+		out = append(out, ipCmsg{ipprotoIPV6, ipv62292HOPLIMIT, le.AppendUint32(nil, uint32(ri.ttl))})
+	}
+	return out
 }
 
 func (p *ipPacket) payload() []byte { return p.data[p.hdrLen:] }
@@ -467,7 +547,12 @@ func (s *sock) raw6Send(t *Task, b []byte, rawTo []byte, flags int) (int, Errno)
 		pl[off], pl[off+1] = 0, 0
 		binary.BigEndian.PutUint16(pl[off:], inetChecksum(pl, pseudo6(src, d, len(pl), proto)))
 	}
-	ns.ipDeliverLocked(&ipPacket{v6: true, src: src, dst: d, proto: proto, data: pl})
+	hops := s.opts[sockOpt{ipprotoIPV6, ipv6HOPS}]
+	if hops < 1 || hops > 255 {
+		hops = 64
+	}
+	ns.ipDeliverLocked(&ipPacket{v6: true, src: src, dst: d, proto: proto, data: pl,
+		ttl: int(hops), tos: int(s.opts[sockOpt{ipprotoIPV6, ipv6TCLASS}] & 0xff)})
 	return len(b), 0
 }
 
@@ -489,7 +574,8 @@ func (s *sock) raw6SendHdrincLocked(t *Task, b []byte) (int, Errno) {
 		t.sockUnimpl("raw IPv6 IPV6_HDRINCL packet with extension header " + itoa(int(next)))
 		return 0, EOPNOTSUPP
 	}
-	p := &ipPacket{v6: true, proto: int(b[6]), data: append([]byte(nil), b[ipv6HdrLen:ipv6HdrLen+plen]...)}
+	p := &ipPacket{v6: true, proto: int(b[6]), data: append([]byte(nil), b[ipv6HdrLen:ipv6HdrLen+plen]...),
+		ttl: int(b[7]), tos: int(binary.BigEndian.Uint16(b) >> 4 & 0xff)}
 	copy(p.src[:], b[8:24])
 	copy(p.dst[:], b[24:40])
 	s.ns.ipDeliverLocked(p)
@@ -527,6 +613,9 @@ func (ns *netStack) nextIPIDLocked() uint16 {
 // a copy to every matching raw socket (raw_local_deliver), then the
 // protocol's kernel handler (ICMP echo only).
 func (ns *netStack) ipDeliverLocked(p *ipPacket) {
+	if !p.v6 {
+		p.ttl, p.tos = int(p.data[8]), int(p.data[1])
+	}
 	for _, o := range ns.raw {
 		if o.closed || (o.family == afINET6) != p.v6 || !o.rawMatch(p) {
 			continue
@@ -576,7 +665,8 @@ func (o *sock) rawQueueLocked(p *ipPacket) {
 	if o.rqBytes >= o.rcvbuf() {
 		return
 	}
-	m := sockMsg{data: append([]byte(nil), p.data...), from: sockAddr{family: o.family, ip: p.src}}
+	m := sockMsg{data: append([]byte(nil), p.data...), from: sockAddr{family: o.family, ip: p.src},
+		ip: &ipRecvInfo{dst: p.dst, ttl: p.ttl, tos: p.tos, pktinfo: o.opts[sockOpt{ipprotoIP, ipPKTINFO}] != 0}}
 	if p.v6 && o.raw.csumOff >= 0 {
 		// rawv6_rcv checks the whole payload's sum (the offset only
 		// says where the sender's kernel put it).
@@ -629,7 +719,7 @@ func (ns *netStack) icmpEchoLocked(p *ipPacket) {
 		rep[0] = icmp6EchoRep
 		rep[2], rep[3] = 0, 0
 		binary.BigEndian.PutUint16(rep[2:], inetChecksum(rep, pseudo6(p.dst, p.src, len(rep), ipprotoICMPV6)))
-		ns.ipDeliverLocked(&ipPacket{v6: true, src: p.dst, dst: p.src, proto: ipprotoICMPV6, data: rep})
+		ns.ipDeliverLocked(&ipPacket{v6: true, src: p.dst, dst: p.src, proto: ipprotoICMPV6, data: rep, ttl: 64, tos: p.tos})
 	}
 }
 
@@ -719,6 +809,17 @@ func (t *Task) rawSetsockopt(s *sock, level, name int, val []byte) (ret uint64, 
 	case level == ipprotoIP:
 		// ipv6_setsockopt: a raw IPv6 socket has no IPPROTO_IP level.
 		return errRet(ENOPROTOOPT), true
+	case level == ipprotoIPV6 && (name == ipv62292PKTINFO || name == ipv62292HOPLIMIT):
+		// The RFC 2292 receive options (busybox ping6 asks for the hop
+		// limit): booleans, as the RFC 3542 ones in sockIntOpts.
+		v, e := intOrByte(val)
+		if e != 0 {
+			return errRet(e), true
+		}
+		ns.mu.Lock()
+		s.opts[sockOpt{level, name}] = min(max(v, 0), 1)
+		ns.mu.Unlock()
+		return 0, true
 	case level == solRAW || level == ipprotoIPV6 && (name == ipv6CHECKSUM || name == ipv6HDRINCL):
 		v, e := i32()
 		if e != 0 {
@@ -798,6 +899,8 @@ func (s *sock) rawGetsockopt(level, name int) (out []byte, e Errno, handled bool
 		return out, 0, true
 	case level == ipprotoIP:
 		return nil, ENOPROTOOPT, true
+	case level == ipprotoIPV6 && (name == ipv62292PKTINFO || name == ipv62292HOPLIMIT):
+		return le.AppendUint32(nil, uint32(s.opts[sockOpt{level, name}])), 0, true
 	case level == solRAW || level == ipprotoIPV6 && (name == ipv6CHECKSUM || name == ipv6HDRINCL):
 		switch name {
 		case ipv6HDRINCL:

@@ -307,3 +307,46 @@ func TestRawNames(t *testing.T) {
 		require.Equal(t, errRet(EOPNOTSUPP), callSyscall(t, task, "listen", fd, 1))
 	})
 }
+
+// TestRawCmsgs: IP_RECVTTL/IP_PKTINFO/IP_RECVTOS and the IPv6 hop limit,
+// packet info and traffic class, in the kernel's order; IP_PKTINFO's
+// interface and specific destination only for a packet queued while it
+// was on (ipv4_pktinfo_prepare).
+func TestRawCmsgs(t *testing.T) {
+	task := rawTask(t)
+	s, f := rawSock4(t, task, 253)
+	s.opts[sockOpt{ipprotoIP, ipTTL}] = 9
+	s.opts[sockOpt{ipprotoIP, ipTOS}] = 0x20
+	task.sendTo(s, f, []byte("a"), sin(v4(127, 0, 0, 9), 0), nil, nil, 0)
+	for _, o := range []int{ipRECVTTL, ipPKTINFO, ipRECVTOS} {
+		s.opts[sockOpt{ipprotoIP, o}] = 1
+	}
+	task.sendTo(s, f, []byte("b"), sin(v4(127, 0, 0, 9), 0), nil, nil, 0)
+	want := func(pktinfo []byte) []ipCmsg {
+		return []ipCmsg{{ipprotoIP, ipPKTINFO, pktinfo}, {ipprotoIP, ipTTL, []byte{9, 0, 0, 0}}, {ipprotoIP, ipTOS, []byte{0x20}}}
+	}
+	r, _ := s.recv(task, f, 100, 0)
+	require.Equal(t, want([]byte{0, 0, 0, 0, 0, 0, 0, 0, 127, 0, 0, 9}), s.rawCmsgs(r.ip))
+	r, _ = s.recv(task, f, 100, 0)
+	require.Equal(t, want([]byte{1, 0, 0, 0, 127, 0, 0, 9, 127, 0, 0, 9}), s.rawCmsgs(r.ip))
+	ctl, trunc := task.buildCmsgs(s, r, 20, 0)
+	require.True(t, trunc, "20 bytes hold no in_pktinfo message")
+	require.Equal(t, []byte{20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 1, 0, 0, 0}, ctl,
+		"what fits of it, cmsg_len cut to 20, and nothing after (put_cmsg)")
+
+	s6, _ := task.newSocket(afINET6, sockRAW, 253)
+	f6 := &openFile{ops: s6}
+	s6.opts[sockOpt{ipprotoIPV6, ipv6HOPS}] = 7
+	s6.opts[sockOpt{ipprotoIPV6, ipv6TCLASS}] = 0x28
+	for _, o := range []int{ipv6RECVHOPLIMIT, ipv6RECVTCLASS, ipv6RECVPKTINFO} {
+		s6.opts[sockOpt{ipprotoIPV6, o}] = 1
+	}
+	ret, ok := task.rawSetsockopt(s6, ipprotoIPV6, ipv62292HOPLIMIT, []byte{1, 0, 0, 0})
+	require.True(t, ok)
+	require.Zero(t, ret)
+	task.sendTo(s6, f6, []byte("c"), sockAddr{family: afINET6, ip: ip6Loopback}.encode(), nil, nil, 0)
+	r, _ = s6.recv(task, f6, 100, 0)
+	pi := append(ip6Loopback[:], 1, 0, 0, 0)
+	require.Equal(t, []ipCmsg{{ipprotoIPV6, ipv6PKTINFO, pi}, {ipprotoIPV6, ipv6HOPLIMIT, []byte{7, 0, 0, 0}},
+		{ipprotoIPV6, ipv6TCLASS, []byte{0x28, 0, 0, 0}}, {ipprotoIPV6, ipv62292HOPLIMIT, []byte{7, 0, 0, 0}}}, s6.rawCmsgs(r.ip))
+}

@@ -137,6 +137,40 @@ static void drain6(const char *what, int fd)
 		printf("%s: nothing\n", what);
 }
 
+// cmsgs receives one datagram with recvmsg and prints its control
+// messages (level, type, length, the data as numbers).
+static void cmsgs_n(const char *what, int fd, size_t ctllen)
+{
+	unsigned char b[2048];
+	union {
+		unsigned char b[256];
+		struct cmsghdr align;
+	} ctl;
+	memset(&ctl, 0, sizeof ctl);
+	struct iovec iov = {b, sizeof b};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = ctllen};
+	ssize_t r = recvmsg(fd, &mh, MSG_DONTWAIT);
+	if (r < 0) {
+		printf("%s: recvmsg: %s\n", what, strerror(errno));
+		return;
+	}
+	printf("%s: %zd bytes, controllen %zu, flags 0x%x\n", what, r, (size_t)mh.msg_controllen, mh.msg_flags);
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+		int n = (int)(c->cmsg_len - CMSG_LEN(0));
+		printf("%s:   cmsg level %d type %d len %zu:", what, c->cmsg_level, c->cmsg_type, (size_t)c->cmsg_len);
+		unsigned char *d = CMSG_DATA(c);
+		if (n == 4) {
+			printf(" %d", *(int *)d);
+		} else {
+			for (int i = 0; i < n; i++)
+				printf(" %d", d[i]);
+		}
+		printf("\n");
+	}
+}
+
+static void cmsgs(const char *what, int fd) { cmsgs_n(what, fd, 256); }
+
 static int echo_msg(unsigned char *m, int type, int seq, const char *data)
 {
 	int n = 8 + (int)strlen(data);
@@ -301,7 +335,17 @@ static void v4(void)
 	r = recvmsg(e2, &mh, MSG_TRUNC);
 	printf("e2 recvmsg MSG_TRUNC 24: %zd flags 0x%x\n", r, mh.msg_flags);
 	drain("e2", e2);
-	drain("e1", e1);
+	int on = 1;
+	setsockopt(e1, IPPROTO_IP, IP_RECVTTL, &on, sizeof on);
+	setsockopt(e1, IPPROTO_IP, IP_PKTINFO, &on, sizeof on);
+	setsockopt(e1, IPPROTO_IP, IP_RECVTOS, &on, sizeof on);
+	cmsgs("e1", e1); // queued before IP_PKTINFO was set: only ipi_addr
+	a = sin4("127.0.0.9", 0);
+	sendto(e1, "again", 5, 0, (struct sockaddr *)&a, sizeof a);
+	cmsgs("e1", e1);
+	sendto(e1, "short", 5, 0, (struct sockaddr *)&a, sizeof a);
+	cmsgs_n("e1 (20-byte control buffer)", e1, 20);
+	a = sin4("127.0.0.1", 0);
 	static char huge[70000];
 	printf("e1 sendto 65515: %s\n", err(sendto(e1, huge, 65515, 0, (struct sockaddr *)&a, sizeof a)));
 	printf("e1 sendto 65516: %s\n", err(sendto(e1, huge, 65516, 0, (struct sockaddr *)&a, sizeof a)));
@@ -394,7 +438,19 @@ static void v6(void)
 	unsigned char b[64];
 	printf("e2 recv wrong sum: %s\n", err(recv(e2, b, sizeof b, MSG_DONTWAIT)));
 	printf("e2 recv again: %s\n", err(recv(e2, b, sizeof b, MSG_DONTWAIT)));
+	int on = 1;
+	setsockopt(e1, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, &on, sizeof on);
+	setsockopt(e1, IPPROTO_IPV6, IPV6_RECVPKTINFO, &on, sizeof on);
+	setsockopt(e1, IPPROTO_IPV6, IPV6_RECVTCLASS, &on, sizeof on);
+	printf("e1 IPV6_2292HOPLIMIT: %s\n", err(setsockopt(e1, IPPROTO_IPV6, IPV6_2292HOPLIMIT, &on, sizeof on)));
+	cmsgs("e1", e1);
 	drain6("e1", e1);
+	v = 7;
+	setsockopt(e1, IPPROTO_IPV6, IPV6_UNICAST_HOPS, &v, sizeof v);
+	v = 0x28;
+	setsockopt(e1, IPPROTO_IPV6, IPV6_TCLASS, &v, sizeof v);
+	sendto(e1, d, sizeof d, 0, (struct sockaddr *)&a, sizeof a);
+	cmsgs("e1", e1);
 	close(e1);
 	close(e2);
 	close(s);
