@@ -445,6 +445,28 @@ static void v6(void)
 	printf("e1 IPV6_2292HOPLIMIT: %s\n", err(setsockopt(e1, IPPROTO_IPV6, IPV6_2292HOPLIMIT, &on, sizeof on)));
 	cmsgs("e1", e1);
 	drain6("e1", e1);
+	// Connected and IPV6_HDRINCL: a crafted header (hop limit 5, traffic
+	// class 0x30, payload length 4 of the 6 bytes after it).
+	int c6 = socket(AF_INET6, SOCK_RAW, PROTO_EXP);
+	printf("c6 connect ::1: %s\n", err(connect(c6, (struct sockaddr *)&a, sizeof a)));
+	name("c6", c6, 0);
+	name("c6", c6, 1);
+	int h6 = socket(AF_INET6, SOCK_RAW, IPPROTO_RAW);
+	vl = sizeof v;
+	getsockopt(h6, IPPROTO_IPV6, IPV6_HDRINCL, &v, &vl);
+	printf("h6 IPV6_HDRINCL %d\n", v);
+	unsigned char p6[46] = {0x63, 0x00, 0, 0, 0, 4, PROTO_EXP, 5};
+	p6[23] = 1; // src ::1
+	p6[39] = 1; // dst ::1
+	memcpy(p6 + 40, "hdr6!!", 6);
+	setsockopt(c6, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, &on, sizeof on);
+	setsockopt(c6, IPPROTO_IPV6, IPV6_RECVTCLASS, &on, sizeof on);
+	printf("h6 sendto: %s\n", err(sendto(h6, p6, sizeof p6, 0, (struct sockaddr *)&a, sizeof a)));
+	printf("h6 sendto 39 bytes: %s\n", err(sendto(h6, p6, 39, 0, (struct sockaddr *)&a, sizeof a)));
+	cmsgs("c6", c6);
+	drain6("c6", c6);
+	close(c6);
+	close(h6);
 	v = 7;
 	setsockopt(e1, IPPROTO_IPV6, IPV6_UNICAST_HOPS, &v, sizeof v);
 	v = 0x28;
