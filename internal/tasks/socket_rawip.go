@@ -12,14 +12,17 @@ import "encoding/binary"
 // every raw socket of its protocol that matches it (raw_v4_match /
 // raw_v6_match: the protocol, the bound local address if any, the
 // connected remote address if any, and ICMP_FILTER / ICMPV6_FILTER), and
-// then to the kernel's own handler of the protocol. The only handler
-// modelled is ICMP's and ICMPv6's echo (icmp_echo, icmpv6_echo_reply):
-// an echo request to a loopback address from a loopback address is
-// answered with an echo reply, which the raw sockets see in turn. No
-// other kernel handler sees what a raw socket sends (the in-kernel TCP
-// and UDP have no IP layer under them; Linux would answer a raw TCP
-// segment with a reset and an unknown protocol with an ICMP error), and
-// no ICMP error is ever generated.
+// then to the kernel's own handler of the protocol. Two are modelled:
+// ICMP's and ICMPv6's echo (icmp_echo, icmpv6_echo_reply: an echo
+// request to a loopback address from a loopback address is answered
+// with an echo reply, which the raw sockets see in turn) and UDP input
+// (udpInputLocked: a checked datagram goes to the in-kernel UDP socket of
+// its port, else an ICMP port unreachable comes back). The in-kernel
+// UDP's own datagrams, and its port unreachables, are shown to the raw
+// sockets too (udpSeenByRawLocked). The in-kernel TCP has no packets:
+// raw sockets never see its segments and a raw TCP segment reaches
+// nothing (Linux would answer it with a reset); no other ICMP error
+// (protocol unreachable, ...) is generated.
 //
 // IPv4 raw sockets receive the IPv4 header with the payload; the header
 // is built as ip_build_and_send_pkt / __ip_make_skb build it (version 4,
@@ -609,10 +612,23 @@ func (ns *netStack) nextIPIDLocked() uint16 {
 	return ns.ipID
 }
 
-// ipDeliverLocked is ip_local_deliver / ip6_input for a packet on lo:
-// a copy to every matching raw socket (raw_local_deliver), then the
-// protocol's kernel handler (ICMP echo only).
+// ipDeliverLocked is ip_local_deliver / ip6_input for a packet a raw
+// socket sent on lo: a copy to every matching raw socket
+// (raw_local_deliver), then the protocol's kernel handler (ICMP echo,
+// UDP input).
 func (ns *netStack) ipDeliverLocked(p *ipPacket) {
+	ns.rawDeliverLocked(p)
+	switch p.proto {
+	case ipprotoICMP, ipprotoICMPV6:
+		ns.icmpEchoLocked(p)
+	case ipprotoUDP:
+		ns.udpInputLocked(p)
+	}
+}
+
+// rawDeliverLocked is raw_local_deliver: a copy of p to every matching
+// raw socket.
+func (ns *netStack) rawDeliverLocked(p *ipPacket) {
 	if !p.v6 {
 		p.ttl, p.tos = int(p.data[8]), int(p.data[1])
 	}
@@ -622,7 +638,145 @@ func (ns *netStack) ipDeliverLocked(p *ipPacket) {
 		}
 		o.rawQueueLocked(p)
 	}
-	ns.icmpEchoLocked(p)
+}
+
+// udpSeenByRawLocked is what raw sockets see of a datagram the
+// in-kernel UDP sends (sendUDP) from src to d: the IP packet, by the raw
+// IPPROTO_UDP sockets, and when no socket has the port (unreachable),
+// the ICMP port unreachable the kernel answers it with, by the raw ICMP
+// sockets.
+func (ns *netStack) udpSeenByRawLocked(s *sock, src, d sockAddr, b []byte, unreachable bool) {
+	v6 := !isV4(d.ip)
+	u := make([]byte, 8+len(b))
+	binary.BigEndian.PutUint16(u, src.port)
+	binary.BigEndian.PutUint16(u[2:], d.port)
+	binary.BigEndian.PutUint16(u[4:], uint16(len(u)))
+	copy(u[8:], b)
+	p := &ipPacket{v6: v6, src: src.ip, dst: d.ip, proto: ipprotoUDP}
+	var sum uint32
+	if v6 {
+		sum = pseudo6(src.ip, d.ip, len(u), ipprotoUDP)
+		p.ttl = int(s.opts[sockOpt{ipprotoIPV6, ipv6HOPS}])
+		if p.ttl < 1 || p.ttl > 255 {
+			p.ttl = 64
+		}
+		p.tos = int(s.opts[sockOpt{ipprotoIPV6, ipv6TCLASS}] & 0xff)
+	} else {
+		sum = pseudo4(src.ip, d.ip, len(u), ipprotoUDP)
+	}
+	// lo checksums in "hardware" (CHECKSUM_PARTIAL): what the packet
+	// carries, and what a raw socket reads, is the pseudo header's sum
+	// (udp4_hwcsum / udp6_hwcsum_outgoing: ~csum_tcpudp_magic).
+	binary.BigEndian.PutUint16(u[6:], ^inetChecksum(nil, sum))
+	if v6 {
+		p.data = u
+	} else {
+		p.data = ipv4Header(byte(s.ipOptLocked(ipTOS, 0)), len(u), ns.nextIPIDLocked(), ipDF, byte(s.ttlLocked()), ipprotoUDP, src.ip, d.ip)
+		p.data = append(p.data, u...)
+		p.hdrLen = ipv4HdrLen
+	}
+	ns.rawDeliverLocked(p)
+	if unreachable {
+		ns.icmpPortUnreachLocked(p)
+	}
+}
+
+// ipv4Header builds an IPv4 header without options for a payload of n
+// bytes, with its checksum.
+func ipv4Header(tos byte, n int, id, frag uint16, ttl, proto byte, src, dst [16]byte) []byte {
+	h := make([]byte, ipv4HdrLen, ipv4HdrLen+n)
+	h[0], h[1] = 0x45, tos
+	binary.BigEndian.PutUint16(h[2:], uint16(ipv4HdrLen+n))
+	binary.BigEndian.PutUint16(h[4:], id)
+	binary.BigEndian.PutUint16(h[6:], frag)
+	h[8], h[9] = ttl, proto
+	copy(h[12:16], src[12:])
+	copy(h[16:20], dst[12:])
+	binary.BigEndian.PutUint16(h[10:], inetChecksum(h, 0))
+	return h
+}
+
+// udpInputLocked is udp_rcv for a UDP packet a raw socket sent: checked
+// (length, checksum: a zero one is "none" in IPv4 only) and queued on
+// the in-kernel UDP socket that has the port, or answered with an ICMP
+// port unreachable.
+func (ns *netStack) udpInputLocked(p *ipPacket) {
+	u := p.payload()
+	if len(u) < 8 {
+		return
+	}
+	ulen := int(binary.BigEndian.Uint16(u[4:]))
+	if ulen < 8 || ulen > len(u) {
+		return
+	}
+	u = u[:ulen]
+	c := binary.BigEndian.Uint16(u[6:])
+	switch {
+	case p.v6 && (c == 0 || inetChecksum(u, pseudo6(p.src, p.dst, ulen, ipprotoUDP)) != 0):
+		return
+	case !p.v6 && c != 0 && inetChecksum(u, pseudo4(p.src, p.dst, ulen, ipprotoUDP)) != 0:
+		return
+	}
+	src := sockAddr{ip: p.src, port: binary.BigEndian.Uint16(u)}
+	d := sockAddr{ip: p.dst, port: binary.BigEndian.Uint16(u[2:])}
+	o := ns.lookupLocked(true, d, src)
+	if o == nil {
+		ns.icmpPortUnreachLocked(p)
+		return
+	}
+	if o.shutRd || o.rqBytes+ulen-8 > o.rcvbuf() {
+		return
+	}
+	src.family = afINET6
+	if isV4(src.ip) {
+		src.family = afINET
+	}
+	o.rq = append(o.rq, sockMsg{data: append([]byte(nil), u[8:]...), from: src.in(o.family)})
+	o.rqBytes += ulen - 8
+	o.notifyLocked()
+}
+
+// icmpPortUnreachLocked is icmp_send / icmp6_send of a port unreachable
+// for UDP packet p, seen by the raw ICMP sockets: as much of p (its
+// IPv4 header and data; IPv6: a rebuilt header with flow label 0, where
+// Linux hashes one) as fits in 576 (IPv6: 1280) bytes. Linux rate-limits
+// ICMP errors by host time (icmp_msgs_per_sec); this answers every one.
+func (ns *netStack) icmpPortUnreachLocked(p *ipPacket) {
+	if !isLoopback(p.src) {
+		return
+	}
+	if !p.v6 {
+		quote := p.data[:min(len(p.data), 576-ipv4HdrLen-8)]
+		m := make([]byte, 8, 8+len(quote))
+		m[0], m[1] = 3, 3 // ICMP_DEST_UNREACH, ICMP_PORT_UNREACH
+		m = append(m, quote...)
+		binary.BigEndian.PutUint16(m[2:], inetChecksum(m, 0))
+		h := ipv4Header(p.data[1]&0x1e|0xc0, len(m), ns.nextIPIDLocked(), 0, 64, ipprotoICMP, p.dst, p.src)
+		ns.rawDeliverLocked(&ipPacket{src: p.dst, dst: p.src, proto: ipprotoICMP, data: append(h, m...), hdrLen: ipv4HdrLen})
+		return
+	}
+	orig := make([]byte, ipv6HdrLen, ipv6HdrLen+len(p.data))
+	binary.BigEndian.PutUint32(orig, 6<<28|uint32(p.tos)<<20)
+	binary.BigEndian.PutUint16(orig[4:], uint16(len(p.data)))
+	orig[6], orig[7] = byte(p.proto), byte(p.ttl)
+	copy(orig[8:24], p.src[:])
+	copy(orig[24:40], p.dst[:])
+	orig = append(orig, p.data...)
+	quote := orig[:min(len(orig), 1280-ipv6HdrLen-8)]
+	m := make([]byte, 8, 8+len(quote))
+	m[0], m[1] = 1, 4 // ICMPV6_DEST_UNREACH, ICMPV6_PORT_UNREACH
+	m = append(m, quote...)
+	binary.BigEndian.PutUint16(m[2:], inetChecksum(m, pseudo6(p.dst, p.src, len(m), ipprotoICMPV6)))
+	ns.rawDeliverLocked(&ipPacket{v6: true, src: p.dst, dst: p.src, proto: ipprotoICMPV6, data: m, ttl: 64})
+}
+
+// pseudo4 is the sum of the IPv4 pseudo header (RFC 768).
+func pseudo4(src, dst [16]byte, n, proto int) uint32 {
+	var s uint32
+	for i := 12; i < 16; i += 2 {
+		s += uint32(binary.BigEndian.Uint16(src[i:])) + uint32(binary.BigEndian.Uint16(dst[i:]))
+	}
+	return s + uint32(n) + uint32(proto)
 }
 
 // rawMatch is raw_v4_match / raw_v6_match plus the ICMP filters.

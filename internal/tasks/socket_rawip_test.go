@@ -350,3 +350,56 @@ func TestRawCmsgs(t *testing.T) {
 	require.Equal(t, []ipCmsg{{ipprotoIPV6, ipv6PKTINFO, pi}, {ipprotoIPV6, ipv6HOPLIMIT, []byte{7, 0, 0, 0}},
 		{ipprotoIPV6, ipv6TCLASS, []byte{0x28, 0, 0, 0}}, {ipprotoIPV6, ipv62292HOPLIMIT, []byte{7, 0, 0, 0}}}, s6.rawCmsgs(r.ip))
 }
+
+// TestRawSeesUDP: the in-kernel UDP's datagrams reach raw IPPROTO_UDP
+// sockets (the checksum field holding the pseudo header's sum, as on
+// lo), a datagram to a closed port makes an ICMP port unreachable for
+// the raw ICMP sockets, and a UDP datagram sent through a raw socket
+// reaches the UDP socket of its port unless its checksum is wrong.
+func TestRawSeesUDP(t *testing.T) {
+	task := rawTask(t)
+	ru, _ := rawSock4(t, task, ipprotoUDP)
+	ri, _ := rawSock4(t, task, ipprotoICMP)
+	tx, _ := task.newSocket(afINET, sockDGRAM, 0)
+	rx, _ := task.newSocket(afINET, sockDGRAM, 0)
+	require.Zero(t, tx.inetBind(task, sin(ip4Loopback, 40001)))
+	require.Zero(t, rx.inetBind(task, sin(ip4Loopback, 40002)))
+	txf, rxf := &openFile{ops: tx}, &openFile{ops: rx, flags: oNONBLOCK}
+	_, e := task.sendTo(tx, txf, []byte("data"), sin(ip4Loopback, 40002), nil, nil, 0)
+	require.Zero(t, e)
+	require.Len(t, ru.rq, 1)
+	p := ru.rq[0].data
+	require.Len(t, p, 20+8+4)
+	require.Equal(t, byte(ipprotoUDP), p[9])
+	require.Equal(t, []byte{0x9c, 0x41, 0x9c, 0x42, 0, 12}, p[20:26])
+	require.Equal(t, ^inetChecksum(nil, pseudo4(ip4Loopback, ip4Loopback, 12, ipprotoUDP)), binary.BigEndian.Uint16(p[26:]))
+	require.Empty(t, ri.rq, "delivered: no error")
+	require.Len(t, rx.rq, 1)
+
+	task.sendTo(tx, txf, []byte("gone"), sin(ip4Loopback, 40003), nil, nil, 0)
+	require.Len(t, ri.rq, 1)
+	m := ri.rq[0].data
+	require.Equal(t, []byte{3, 3}, m[20:22], "port unreachable")
+	require.Equal(t, byte(0xc0), m[1], "internetwork control precedence")
+	require.Zero(t, inetChecksum(m[20:], 0))
+	require.Equal(t, ru.rq[1].data, m[28:], "the whole datagram quoted (it fits in 576 bytes)")
+
+	// Through the raw socket: no checksum (0), then a wrong one.
+	rx.rq, rx.rqBytes = nil, 0
+	u := []byte{0x9c, 0x49, 0x9c, 0x42, 0, 10, 0, 0, 'h', 'i'}
+	_, e = task.sendTo(ru, &openFile{ops: ru}, u, sin(ip4Loopback, 0), nil, nil, 0)
+	require.Zero(t, e)
+	r, e := rx.recv(task, rxf, 100, 0)
+	require.Zero(t, e)
+	require.Equal(t, "hi", string(r.data))
+	require.Equal(t, sockAddr{family: afINET, ip: ip4Loopback, port: 40009}, r.from)
+	u[6] = 0x12
+	task.sendTo(ru, &openFile{ops: ru}, u, sin(ip4Loopback, 0), nil, nil, 0)
+	_, e = rx.recv(task, rxf, 100, 0)
+	require.Equal(t, EAGAIN, e, "a wrong checksum is dropped")
+	u[5] = 200 // longer than the packet
+	u[6] = 0
+	task.sendTo(ru, &openFile{ops: ru}, u, sin(ip4Loopback, 0), nil, nil, 0)
+	_, e = rx.recv(task, rxf, 100, 0)
+	require.Equal(t, EAGAIN, e, "a UDP length past the packet is dropped")
+}

@@ -375,6 +375,101 @@ static void v4(void)
 	close(conn);
 }
 
+// udp4: what raw sockets see of the kernel's UDP (the datagram, by a
+// raw IPPROTO_UDP socket; the port unreachable for a closed port, by a
+// raw ICMP socket), and a UDP datagram sent through a raw socket to a
+// UDP socket (a wrong checksum is dropped, a zero one means none).
+static void udp4(void)
+{
+	int ru = socket(AF_INET, SOCK_RAW, IPPROTO_UDP);
+	int ri = socket(AF_INET, SOCK_RAW, IPPROTO_ICMP);
+	int tx = socket(AF_INET, SOCK_DGRAM, 0), rx = socket(AF_INET, SOCK_DGRAM, 0);
+	struct sockaddr_in a = sin4("127.0.0.1", 40001);
+	bind(tx, (struct sockaddr *)&a, sizeof a);
+	a = sin4("127.0.0.1", 40002);
+	bind(rx, (struct sockaddr *)&a, sizeof a);
+	printf("udp sendto 40002: %zd\n", sendto(tx, "udp-data", 8, 0, (struct sockaddr *)&a, sizeof a));
+	unsigned char b[1024];
+	ssize_t r = recv(ru, b, sizeof b, MSG_DONTWAIT);
+	if (r >= 28)
+		// On lo the UDP checksum is left to the "hardware"
+		// (CHECKSUM_PARTIAL): the field holds the pseudo header's sum.
+		printf("ru: %zd bytes: len %d frag 0x%04x ttl %d proto %d hsum %s udp %d -> %d len %d sum field 0x%04x \"%.*s\"\n",
+		       r, b[2] << 8 | b[3], b[6] << 8 | b[7], b[8], b[9], sum16(b, 20, 0) == 0 ? "ok" : "BAD",
+		       b[20] << 8 | b[21], b[22] << 8 | b[23], b[24] << 8 | b[25], b[26] << 8 | b[27], (int)(r - 28),
+		       (char *)b + 28);
+	else
+		printf("ru: %s\n", err(r));
+	r = recv(rx, b, sizeof b, MSG_DONTWAIT);
+	printf("rx: %zd\n", r);
+	a = sin4("127.0.0.1", 40003);
+	printf("udp sendto closed 40003: %zd\n", sendto(tx, "nobody", 6, 0, (struct sockaddr *)&a, sizeof a));
+	drain("ru", ru);
+	r = recv(ri, b, sizeof b, MSG_DONTWAIT);
+	if (r >= 56) {
+		unsigned char *q = b + 28;
+		printf("ri: %zd bytes: tos 0x%02x len %d frag 0x%04x ttl %d hsum %s icmp type %d code %d sum %s; quoted: len %d "
+		       "frag 0x%04x ttl %d proto %d udp %d -> %d sum field 0x%04x \"%.*s\"\n",
+		       r, b[1], b[2] << 8 | b[3], b[6] << 8 | b[7], b[8], sum16(b, 20, 0) == 0 ? "ok" : "BAD", b[20], b[21],
+		       sum16(b + 20, (int)r - 20, 0) == 0 ? "ok" : "BAD", q[2] << 8 | q[3], q[6] << 8 | q[7],
+		       q[8], q[9], q[20] << 8 | q[21], q[22] << 8 | q[23], q[26] << 8 | q[27], (int)(r - 56), (char *)q + 28);
+	} else {
+		printf("ri: %s\n", err(r));
+	}
+	drain("ri", ri);
+	// Through the raw socket: UDP header 40009 -> 40002 with no checksum,
+	// then a wrong one, then to the closed port.
+	unsigned char u[16] = {0x9c, 0x49, 0x9c, 0x42, 0, 14, 0, 0, 'r', 'a', 'w', 'u', 'd', 'p'};
+	a = sin4("127.0.0.1", 0);
+	printf("ru sendto: %zd\n", sendto(ru, u, 14, 0, (struct sockaddr *)&a, sizeof a));
+	struct sockaddr_in from;
+	socklen_t fl = sizeof from;
+	r = recvfrom(rx, b, sizeof b, MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
+	printf("rx: %zd from port %d \"%.*s\"\n", r, ntohs(from.sin_port), r > 0 ? (int)r : 0, (char *)b);
+	u[6] = 0x12;
+	sendto(ru, u, 14, 0, (struct sockaddr *)&a, sizeof a);
+	printf("rx after a wrong checksum: %s\n", err(recv(rx, b, sizeof b, MSG_DONTWAIT)));
+	u[6] = 0;
+	u[3] = 0x43; // 40003
+	sendto(ru, u, 14, 0, (struct sockaddr *)&a, sizeof a);
+	r = recv(ri, b, sizeof b, MSG_DONTWAIT);
+	printf("ri: %zd bytes, type %d code %d\n", r, r > 21 ? b[20] : -1, r > 21 ? b[21] : -1);
+	drain("ru", ru);
+	close(ru);
+	close(ri);
+	close(tx);
+	close(rx);
+}
+
+// udp6: the same for IPv6 (the raw sockets read no IPv6 header; the
+// ICMPv6 error quotes one; its flow label, which Linux hashes, is not
+// printed).
+static void udp6(void)
+{
+	int ru = socket(AF_INET6, SOCK_RAW, IPPROTO_UDP);
+	int ri = socket(AF_INET6, SOCK_RAW, IPPROTO_ICMPV6);
+	int tx = socket(AF_INET6, SOCK_DGRAM, 0);
+	struct sockaddr_in6 a = {0};
+	a.sin6_family = AF_INET6;
+	a.sin6_addr = in6addr_loopback;
+	a.sin6_port = htons(40011);
+	bind(tx, (struct sockaddr *)&a, sizeof a);
+	a.sin6_port = htons(40013);
+	printf("udp6 sendto closed 40013: %zd\n", sendto(tx, "nobody6", 7, 0, (struct sockaddr *)&a, sizeof a));
+	drain6("ru6", ru);
+	unsigned char b[1500];
+	ssize_t r = recv(ri, b, sizeof b, MSG_DONTWAIT);
+	if (r >= 56)
+		printf("ri6: %zd bytes: type %d code %d; quoted: version %d tclass %d plen %d next %d hops %d udp %d -> %d \"%.*s\"\n", r,
+		       b[0], b[1], b[8] >> 4, (b[8] & 15) << 4 | b[9] >> 4, b[12] << 8 | b[13], b[14], b[15], b[48] << 8 | b[49],
+		       b[50] << 8 | b[51], (int)(r - 56), (char *)b + 56);
+	else
+		printf("ri6: %s\n", err(r));
+	close(ru);
+	close(ri);
+	close(tx);
+}
+
 static void v6(void)
 {
 	int s = socket(AF_INET6, SOCK_RAW, IPPROTO_ICMPV6);
@@ -482,6 +577,8 @@ int main(void)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
 	v4();
+	udp4();
 	v6();
+	udp6();
 	return 0;
 }
