@@ -465,6 +465,25 @@ static void udp6(void)
 		       b[50] << 8 | b[51], (int)(r - 56), (char *)b + 56);
 	else
 		printf("ri6: %s\n", err(r));
+	// A raw IPv6 UDP socket whose kernel computes the UDP checksum
+	// (IPV6_CHECKSUM 6) reaches a UDP socket; without it (a zero
+	// checksum, invalid in IPv6) nothing arrives.
+	int rx = socket(AF_INET6, SOCK_DGRAM, 0);
+	a.sin6_port = htons(40012);
+	bind(rx, (struct sockaddr *)&a, sizeof a);
+	a.sin6_port = 0;
+	unsigned char u[14] = {0x9c, 0x4f, 0x9c, 0x4c, 0, 14, 0, 0, 'r', 'a', 'w', 'u', 'd', 'p'};
+	printf("ru6 sendto no checksum: %s\n", err(sendto(ru, u, 14, 0, (struct sockaddr *)&a, sizeof a)));
+	printf("rx6: %s\n", err(recv(rx, b, sizeof b, MSG_DONTWAIT)));
+	int v = 6;
+	setsockopt(ru, IPPROTO_IPV6, IPV6_CHECKSUM, &v, sizeof v);
+	printf("ru6 sendto with IPV6_CHECKSUM 6: %s\n", err(sendto(ru, u, 14, 0, (struct sockaddr *)&a, sizeof a)));
+	struct sockaddr_in6 from;
+	socklen_t fl = sizeof from;
+	r = recvfrom(rx, b, sizeof b, MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
+	printf("rx6: %zd from port %d \"%.*s\"\n", r, ntohs(from.sin6_port), r > 0 ? (int)r : 0, (char *)b);
+	drain6("ri6", ri);
+	close(rx);
 	close(ru);
 	close(ri);
 	close(tx);
