@@ -198,7 +198,7 @@ func (p *ipPacket) payload() []byte { return p.data[p.hdrLen:] }
 // inet6_create do: the protocol (0 matches no raw protosw entry), then
 // CAP_NET_RAW.
 func (t *Task) newRawSock(family, typ, proto int) (*sock, Errno) {
-	if proto < 0 || proto >= ipprotoMax {
+	if typ&^(0xf|sockNONBLOCK|sockCLOEXEC) != 0 || proto < 0 || proto >= ipprotoMax {
 		return nil, EINVAL
 	}
 	if proto == ipprotoIP {
@@ -206,9 +206,6 @@ func (t *Task) newRawSock(family, typ, proto int) (*sock, Errno) {
 	}
 	if !t.creds().capable(capNetRaw) {
 		return nil, EPERM
-	}
-	if typ&^(0xf|sockNONBLOCK|sockCLOEXEC) != 0 {
-		return nil, EINVAL
 	}
 	ns := t.tg.k.net()
 	ns.mu.Lock()
@@ -448,7 +445,9 @@ func (s *sock) rawSend(t *Task, b []byte, rawTo []byte, flags int) (int, Errno) 
 	copy(pkt[16:20], d[12:])
 	binary.BigEndian.PutUint16(pkt[10:], inetChecksum(pkt[:ipv4HdrLen], 0))
 	copy(pkt[ipv4HdrLen:], b)
-	ns.ipDeliverLocked(&ipPacket{src: src, dst: d, proto: s.proto, data: pkt, hdrLen: ipv4HdrLen})
+	// The header's protocol byte is what receivers match (a protocol
+	// number past 255 is cut to 8 bits, as iph->protocol is).
+	ns.ipDeliverLocked(&ipPacket{src: src, dst: d, proto: int(pkt[9]), data: pkt, hdrLen: ipv4HdrLen})
 	return len(b), 0
 }
 
@@ -963,6 +962,8 @@ func (t *Task) rawSetsockopt(s *sock, level, name int, val []byte) (ret uint64, 
 	case level == ipprotoIP:
 		// ipv6_setsockopt: a raw IPv6 socket has no IPPROTO_IP level.
 		return errRet(ENOPROTOOPT), true
+	case level == ipprotoIPV6 && name == ipv6V6ONLY:
+		return errRet(EINVAL), true // ipv6_setsockopt: inet_num (the protocol) is set
 	case level == ipprotoIPV6 && (name == ipv62292PKTINFO || name == ipv62292HOPLIMIT):
 		// The RFC 2292 receive options (busybox ping6 asks for the hop
 		// limit): booleans, as the RFC 3542 ones in sockIntOpts.

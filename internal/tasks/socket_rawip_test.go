@@ -50,6 +50,20 @@ func TestRawSocketCreate(t *testing.T) {
 	require.Len(t, task.tg.k.net().raw, 2)
 	r.release()
 	require.Len(t, task.tg.k.net().raw, 1, "a closed raw socket leaves delivery")
+	_, e = task.newSocket(afINET, sockRAW|0x100, ipprotoICMP)
+	require.Equal(t, EINVAL, e, "unknown type flags")
+	ret, ok := task.rawSetsockopt(s, ipprotoIPV6, ipv6V6ONLY, []byte{1, 0, 0, 0})
+	require.True(t, ok)
+	require.Equal(t, errRet(EINVAL), ret)
+
+	// A protocol number past 255 is cut to the header's 8 bits: a
+	// "protocol 262" datagram is TCP's.
+	hi, hf := rawSock4(t, task, ipprotoMPTCP)
+	tcp, _ := rawSock4(t, task, ipprotoTCP)
+	_, e = task.sendTo(hi, hf, []byte("x"), sin(ip4Loopback, 0), nil, nil, 0)
+	require.Zero(t, e)
+	require.Len(t, tcp.rq, 1)
+	require.Empty(t, hi.rq)
 }
 
 // TestRawICMPEcho: an echo request to 127.0.0.1 reaches every raw ICMP
