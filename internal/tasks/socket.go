@@ -167,6 +167,16 @@ type sockMsg struct {
 	// checks and finds wrong; the receive drops it (rawv6_recvmsg).
 	csumBad bool
 	ip      *ipRecvInfo // a raw socket's packet: what its IP control messages report
+	// charge is what the message counts against the receive buffer
+	// (a raw socket's packet: Linux's skb truesize); 0: its length.
+	charge int
+}
+
+func (m *sockMsg) charged() int {
+	if m.charge > 0 {
+		return m.charge
+	}
+	return len(m.data)
 }
 
 // sock is a socket: its open file's operations and its protocol state.
@@ -631,7 +641,7 @@ func (s *sock) recv(t *Task, f *openFile, n int, flags int) (recvResult, Errno) 
 					// dropped, and the error "masquerades as some
 					// normal condition".
 					s.rq = s.rq[1:]
-					s.rqBytes -= len(m.data)
+					s.rqBytes -= m.charged()
 					ns.mu.Unlock()
 					if flags&msgDONTWAIT != 0 {
 						return r, EAGAIN
@@ -647,7 +657,7 @@ func (s *sock) recv(t *Task, f *openFile, n int, flags int) (recvResult, Errno) 
 				if !peek {
 					r.rights = m.rights
 					s.rq = s.rq[1:]
-					s.rqBytes -= len(m.data)
+					s.rqBytes -= m.charged()
 					s.freedLocked()
 				} else {
 					r.rights = nil

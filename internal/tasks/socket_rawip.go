@@ -40,8 +40,7 @@ import "encoding/binary"
 // times out in reassembly), IPv6 extension headers in IPV6_HDRINCL
 // packets (EOPNOTSUPP, logged), IP options on a sent packet
 // (IP_OPTIONS is ENOPROTOOPT), the timestamp and other ICMP requests
-// (unanswered), truesize accounting (a queued packet charges its length
-// against SO_RCVBUF).
+// (unanswered).
 //
 // Every field here is protected by netStack.mu.
 
@@ -111,6 +110,50 @@ type ipPacket struct {
 	data     []byte
 	hdrLen   int // the IPv4 header's length in data (0 for IPv6)
 	ttl, tos int // the TTL (hop limit) and TOS (traffic class)
+	truesize int // what the packet charges a receive buffer (skbTruesize)
+}
+
+// Linux's receive-buffer accounting charges a packet its skb's truesize,
+// not its length: the buffer its sender allocated (x86-64, Linux 6.18:
+// the data rounded up to 64 bytes, plus struct skb_shared_info, taken
+// from the 576-byte small-head cache or rounded to a kmalloc size) plus
+// struct sk_buff; past SKB_MAX_ALLOC the payload goes to page fragments
+// and counts as it is. A raw socket, as __sock_queue_rcv_skb, queues
+// while it holds less than SO_RCVBUF, so these sizes decide how many
+// packets fit.
+const (
+	skbSharedInfo = 320
+	skbStruct     = 256
+	skbSmallHead  = 576
+	skbMaxAlloc   = 4*4096 - skbSharedInfo // SKB_MAX_ORDER(0, 2)
+	skbExtra4     = 16 + 15                // __ip_append_data: LL_RESERVED_SPACE(lo) + 15
+	skbExtra6     = 16 + 8                 // __ip6_append_data: LL_RESERVED_SPACE(lo) + a fragment header
+)
+
+// skbHead is the truesize of a linear skb of n bytes (__alloc_skb).
+func skbHead(n int) int {
+	a := (n+63)&^63 + skbSharedInfo
+	if a <= skbSmallHead {
+		return skbSmallHead + skbStruct
+	}
+	k := 1024
+	for k < a {
+		k <<= 1
+	}
+	return k + skbStruct
+}
+
+// skbTruesize is the truesize of a packet built by ip_append_data (v6:
+// ip6_append_data): headers of hdr bytes and data bytes of payload.
+func skbTruesize(v6 bool, hdr, data int) int {
+	extra := skbExtra4
+	if v6 {
+		extra = skbExtra6
+	}
+	if hdr+data+extra < skbMaxAlloc {
+		return skbHead(hdr + data + extra)
+	}
+	return skbHead(hdr+extra) + data
 }
 
 // ipRecvInfo is what a raw socket's IP control messages report of a
@@ -447,7 +490,8 @@ func (s *sock) rawSend(t *Task, b []byte, rawTo []byte, flags int) (int, Errno) 
 	copy(pkt[ipv4HdrLen:], b)
 	// The header's protocol byte is what receivers match (a protocol
 	// number past 255 is cut to 8 bits, as iph->protocol is).
-	ns.ipDeliverLocked(&ipPacket{src: src, dst: d, proto: int(pkt[9]), data: pkt, hdrLen: ipv4HdrLen})
+	ns.ipDeliverLocked(&ipPacket{src: src, dst: d, proto: int(pkt[9]), data: pkt, hdrLen: ipv4HdrLen,
+		truesize: skbTruesize(false, ipv4HdrLen, len(b))})
 	return len(b), 0
 }
 
@@ -486,7 +530,7 @@ func (s *sock) rawSendHdrincLocked(b []byte, d, src [16]byte) (int, Errno) {
 	// The packet goes where the sockaddr routed it (lo); it is
 	// delivered locally by its header's addresses (ip_local_deliver on
 	// the output route's dst).
-	p := &ipPacket{proto: int(pkt[9]), data: pkt, hdrLen: hl}
+	p := &ipPacket{proto: int(pkt[9]), data: pkt, hdrLen: hl, truesize: skbHead(len(b) + skbExtra4)} // one linear skb
 	p.src = v4(pkt[12], pkt[13], pkt[14], pkt[15])
 	p.dst = v4(pkt[16], pkt[17], pkt[18], pkt[19])
 	ns.ipDeliverLocked(p)
@@ -554,7 +598,7 @@ func (s *sock) raw6Send(t *Task, b []byte, rawTo []byte, flags int) (int, Errno)
 		hops = 64
 	}
 	ns.ipDeliverLocked(&ipPacket{v6: true, src: src, dst: d, proto: proto, data: pl,
-		ttl: int(hops), tos: int(s.opts[sockOpt{ipprotoIPV6, ipv6TCLASS}] & 0xff)})
+		ttl: int(hops), tos: int(s.opts[sockOpt{ipprotoIPV6, ipv6TCLASS}] & 0xff), truesize: skbTruesize(true, ipv6HdrLen, len(pl))})
 	return len(b), 0
 }
 
@@ -577,7 +621,7 @@ func (s *sock) raw6SendHdrincLocked(t *Task, b []byte) (int, Errno) {
 		return 0, EOPNOTSUPP
 	}
 	p := &ipPacket{v6: true, proto: int(b[6]), data: append([]byte(nil), b[ipv6HdrLen:ipv6HdrLen+plen]...),
-		ttl: int(b[7]), tos: int(binary.BigEndian.Uint16(b) >> 4 & 0xff)}
+		ttl: int(b[7]), tos: int(binary.BigEndian.Uint16(b) >> 4 & 0xff), truesize: skbHead(len(b) + skbExtra4)}
 	copy(p.src[:], b[8:24])
 	copy(p.dst[:], b[24:40])
 	s.ns.ipDeliverLocked(p)
@@ -652,6 +696,11 @@ func (ns *netStack) udpSeenByRawLocked(s *sock, src, d sockAddr, b []byte, unrea
 	binary.BigEndian.PutUint16(u[4:], uint16(len(u)))
 	copy(u[8:], b)
 	p := &ipPacket{v6: v6, src: src.ip, dst: d.ip, proto: ipprotoUDP}
+	if v6 {
+		p.truesize = skbTruesize(true, ipv6HdrLen+8, len(b))
+	} else {
+		p.truesize = skbTruesize(false, ipv4HdrLen+8, len(b))
+	}
 	var sum uint32
 	if v6 {
 		sum = pseudo6(src.ip, d.ip, len(u), ipprotoUDP)
@@ -751,7 +800,8 @@ func (ns *netStack) icmpPortUnreachLocked(p *ipPacket) {
 		m = append(m, quote...)
 		binary.BigEndian.PutUint16(m[2:], inetChecksum(m, 0))
 		h := ipv4Header(p.data[1]&0x1e|0xc0, len(m), ns.nextIPIDLocked(), 0, 64, ipprotoICMP, p.dst, p.src)
-		ns.rawDeliverLocked(&ipPacket{src: p.dst, dst: p.src, proto: ipprotoICMP, data: append(h, m...), hdrLen: ipv4HdrLen})
+		ns.rawDeliverLocked(&ipPacket{src: p.dst, dst: p.src, proto: ipprotoICMP, data: append(h, m...), hdrLen: ipv4HdrLen,
+			truesize: skbTruesize(false, ipv4HdrLen, len(m))})
 		return
 	}
 	orig := make([]byte, ipv6HdrLen, ipv6HdrLen+len(p.data))
@@ -766,7 +816,8 @@ func (ns *netStack) icmpPortUnreachLocked(p *ipPacket) {
 	m[0], m[1] = 1, 4 // ICMPV6_DEST_UNREACH, ICMPV6_PORT_UNREACH
 	m = append(m, quote...)
 	binary.BigEndian.PutUint16(m[2:], inetChecksum(m, pseudo6(p.dst, p.src, len(m), ipprotoICMPV6)))
-	ns.rawDeliverLocked(&ipPacket{v6: true, src: p.dst, dst: p.src, proto: ipprotoICMPV6, data: m, ttl: 64})
+	ns.rawDeliverLocked(&ipPacket{v6: true, src: p.dst, dst: p.src, proto: ipprotoICMPV6, data: m, ttl: 64,
+		truesize: skbTruesize(true, ipv6HdrLen, len(m))})
 }
 
 // pseudo4 is the sum of the IPv4 pseudo header (RFC 768).
@@ -811,7 +862,7 @@ func (o *sock) rawMatch(p *ipPacket) bool {
 
 // rawQueueLocked queues a copy of p on raw socket o (raw_rcv_skb,
 // rawv6_rcv): dropped when the receive queue already holds SO_RCVBUF
-// bytes (__sock_queue_rcv_skb checks before adding). An IPv6 socket that
+// bytes of truesize (__sock_queue_rcv_skb checks before adding). An IPv6 socket that
 // checks a checksum (IPV6_CHECKSUM, ICMPv6) marks a wrong one, which
 // the receive then drops.
 func (o *sock) rawQueueLocked(p *ipPacket) {
@@ -825,8 +876,9 @@ func (o *sock) rawQueueLocked(p *ipPacket) {
 		// says where the sender's kernel put it).
 		m.csumBad = inetChecksum(p.data, pseudo6(p.src, p.dst, len(p.data), p.proto)) != 0
 	}
+	m.charge = max(p.truesize, len(m.data))
 	o.rq = append(o.rq, m)
-	o.rqBytes += len(m.data)
+	o.rqBytes += m.charge
 	o.notifyLocked()
 }
 
@@ -863,7 +915,8 @@ func (ns *netStack) icmpEchoLocked(p *ipPacket) {
 		icmp[0] = icmpEchoRep // the code stays the request's
 		icmp[2], icmp[3] = 0, 0
 		binary.BigEndian.PutUint16(icmp[2:], inetChecksum(icmp, 0))
-		ns.ipDeliverLocked(&ipPacket{src: p.dst, dst: p.src, proto: ipprotoICMP, data: rep, hdrLen: ipv4HdrLen})
+		ns.ipDeliverLocked(&ipPacket{src: p.dst, dst: p.src, proto: ipprotoICMP, data: rep, hdrLen: ipv4HdrLen,
+			truesize: skbTruesize(false, ipv4HdrLen, len(pl))})
 	case p.v6 && p.proto == ipprotoICMPV6:
 		if len(pl) < 8 || pl[0] != icmp6Echo || inetChecksum(pl, pseudo6(p.src, p.dst, len(pl), ipprotoICMPV6)) != 0 {
 			return
@@ -872,7 +925,8 @@ func (ns *netStack) icmpEchoLocked(p *ipPacket) {
 		rep[0] = icmp6EchoRep
 		rep[2], rep[3] = 0, 0
 		binary.BigEndian.PutUint16(rep[2:], inetChecksum(rep, pseudo6(p.dst, p.src, len(rep), ipprotoICMPV6)))
-		ns.ipDeliverLocked(&ipPacket{v6: true, src: p.dst, dst: p.src, proto: ipprotoICMPV6, data: rep, ttl: 64, tos: p.tos})
+		ns.ipDeliverLocked(&ipPacket{v6: true, src: p.dst, dst: p.src, proto: ipprotoICMPV6, data: rep, ttl: 64, tos: p.tos,
+			truesize: skbTruesize(true, ipv6HdrLen, len(rep))})
 	}
 }
 

@@ -592,6 +592,31 @@ static void v6(void)
 	close(s);
 }
 
+// rcvbuf: how many packets of each size a raw socket with a given
+// SO_RCVBUF holds (Linux charges each its skb's truesize).
+static void rcvbuf(void)
+{
+	static char b[70000];
+	int sizes[] = {1, 200, 210, 500, 3000, 16000, 60000};
+	for (int fam = 0; fam < 2; fam++) {
+		for (int k = 0; k < 7; k++) {
+			int r = socket(fam ? AF_INET6 : AF_INET, SOCK_RAW, PROTO_EXP);
+			int v = 50000;
+			setsockopt(r, SOL_SOCKET, SO_RCVBUF, &v, sizeof v);
+			struct sockaddr_in a4 = sin4("127.0.0.1", 0);
+			struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_addr = in6addr_loopback};
+			int n = 0;
+			for (int i = 0; i < 200; i++)
+				sendto(r, b, sizes[k], 0, fam ? (struct sockaddr *)&a6 : (struct sockaddr *)&a4,
+				       fam ? sizeof a6 : sizeof a4);
+			while (recv(r, b, sizeof b, MSG_DONTWAIT) > 0)
+				n++;
+			printf("rcvbuf %s SO_RCVBUF 100000: %d-byte payloads: %d queued\n", fam ? "v6" : "v4", sizes[k], n);
+			close(r);
+		}
+	}
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -599,5 +624,6 @@ int main(void)
 	udp4();
 	v6();
 	udp6();
+	rcvbuf();
 	return 0;
 }
