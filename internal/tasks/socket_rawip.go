@@ -35,12 +35,15 @@ import "encoding/binary"
 // counters, never from host time or randomness, so runs repeat (Linux
 // hashes a random secret into the identification).
 //
-// Not modelled, each failing loudly or documented here: fragments
+// Not modelled, each failing loudly or documented here: the lo-only
+// world has no route off the host (ENETUNREACH), so an IPv6 raw socket
+// neither sends to nor connects to a v4-mapped address (Linux routes the
+// one by its default route and connects the other through IPv4), fragments
 // (IP_HDRINCL packets with MF or an offset are dropped: a lone fragment
 // times out in reassembly), IPv6 extension headers in IPV6_HDRINCL
 // packets (EOPNOTSUPP, logged), IP options on a sent packet
-// (IP_OPTIONS is ENOPROTOOPT), the timestamp and other ICMP requests
-// (unanswered).
+// (IP_OPTIONS is ENOPROTOOPT) and in an echo reply (Linux echoes the
+// request's), the timestamp and other ICMP requests (unanswered).
 //
 // Every field here is protected by netStack.mu.
 
@@ -345,22 +348,18 @@ func (s *sock) rawConnect(t *Task, raw []byte) Errno {
 		}
 		dst, port = v4(raw[4], raw[5], raw[6], raw[7]), binary.BigEndian.Uint16(raw[2:])
 	} else {
-		if fam == afINET {
-			// __ip6_datagram_connect would connect the IPv6 socket
-			// through IPv4 (a v4-mapped peer); raw IPv6 sockets here
-			// are IPv6 only.
-			t.sockUnimpl("connect of a raw AF_INET6 socket to an AF_INET address")
-			return EAFNOSUPPORT
+		if fam != afINET6 {
+			return EAFNOSUPPORT // ip6_datagram_connect_v6_only (Linux 6.18 checks the family first)
 		}
 		if len(raw) < 24 {
 			return EINVAL
 		}
-		if fam != afINET6 {
-			return EAFNOSUPPORT
-		}
 		copy(dst[:], raw[8:24])
 		port = binary.BigEndian.Uint16(raw[2:])
 		if isV4(dst) {
+			// __ip6_datagram_connect connects the IPv6 socket through
+			// IPv4 (__ip4_datagram_connect); raw IPv6 sockets here are
+			// IPv6 only.
 			t.sockUnimpl("connect of a raw AF_INET6 socket to a v4-mapped address")
 			return EAFNOSUPPORT
 		}

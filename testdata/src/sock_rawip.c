@@ -526,6 +526,9 @@ static void v6(void)
 	struct sockaddr_in6 b6 = a;
 	inet_pton(AF_INET6, "::ffff:127.0.0.1", &b6.sin6_addr);
 	printf("s6 bind v4-mapped: %s\n", err(bind(s, (struct sockaddr *)&b6, sizeof b6)));
+	struct sockaddr_in a4 = sin4("127.0.0.1", 0);
+	printf("s6 connect AF_INET: %s\n", err(connect(s, (struct sockaddr *)&a4, sizeof a4)));
+	printf("s6 connect AF_INET6 short: %s\n", err(connect(s, (struct sockaddr *)&a, 20)));
 	printf("s6 bind ::1: %s\n", err(bind(s, (struct sockaddr *)&a, sizeof a)));
 	name("s6", s, 0);
 
