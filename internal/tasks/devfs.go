@@ -62,6 +62,19 @@ func (d *memDev) stat(t *Task, _ *openFile) (hostStat, Errno) {
 	return st, 0
 }
 
+// devSynthetic reports that g names one of uvm's /dev entries (devOpen's
+// names).
+func devSynthetic(g string) bool {
+	if _, ok := memDevs[g]; ok {
+		return true
+	}
+	switch g {
+	case "/dev/stdin", "/dev/stdout", "/dev/stderr":
+		return true
+	}
+	return strings.HasPrefix(g, "/dev/fd/")
+}
+
 // devOpen opens uvm's /dev entries (ok=false: g is not one).
 func (t *Task) devOpen(g string, flags int) (*openFile, bool, Errno) {
 	if minor, ok := memDevs[g]; ok {

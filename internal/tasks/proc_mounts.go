@@ -2,9 +2,10 @@ package tasks
 
 import "strings"
 
-// The guest's mount table (/proc/PID/mounts, /proc/PID/mountinfo and the
-// /proc/mounts link): uvm's, never the host's. It lists the mounts the
-// guest's tree is made of as uvm models it:
+// The guest's mount table (/proc/PID/mounts, /proc/PID/mountinfo,
+// /proc/PID/mountstats and the /proc/mounts link): uvm's, never the
+// host's. It lists the mounts the guest's tree is made of as uvm models
+// it:
 //
 //   - "/": the --root directory, or without --root the host's / (the
 //     host's other mounts, which an unconfined guest reaches through it,
@@ -108,6 +109,17 @@ func formatMountinfo(ms []mountEnt) string {
 		}
 		b.WriteString(itoa(e.id) + " " + itoa(e.parent) + " " + itoa(int(devMajor(e.dev))) + ":" + itoa(int(devMinor(e.dev))) +
 			" / " + mountEscape(e.point) + " " + e.rwOpts(e.mntOpts) + " - " + mountEscape(e.fstype) + " " + mountEscape(e.src) + " " + sup + "\n")
+	}
+	return b.String()
+}
+
+// formatMountstats renders the table as /proc/PID/mountstats
+// (show_vfsstat): none of the table's file systems has statistics to
+// add (show_stats is NFS's).
+func formatMountstats(ms []mountEnt) string {
+	var b strings.Builder
+	for _, e := range ms {
+		b.WriteString("device " + mountEscape(e.src) + " mounted on " + mountEscape(e.point) + " with fstype " + mountEscape(e.fstype) + "\n")
 	}
 	return b.String()
 }

@@ -2,7 +2,12 @@
 
 package tasks
 
-import "golang.org/x/sys/unix"
+import (
+	"path"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
 
 // guestMounts is the table for the kernel's file system.
 func (k *Kernel) guestMounts() []mountEnt {
@@ -77,4 +82,37 @@ var fsTypeNames = map[int64]string{
 	0xef53: "ext4", 0x58465342: "xfs", 0x9123683e: "btrfs", 0x01021994: "tmpfs",
 	0x794c7630: "overlay", 0x858458f6: "ramfs", 0x01021997: "9p", 0x6969: "nfs",
 	0x4d44: "vfat", 0x2fc12fc1: "zfs", 0x65735546: "fuse", 0xf2f52010: "f2fs",
+}
+
+// guestPathOfHost is the guest path host descriptor fd has now: its
+// d_path below the host directory of the mount it lies on (mountOf)
+// under a --bind, its path inside the root under --root, the host's
+// path unconfined; hint, the guest path it was opened as, where the host
+// cannot name it (a removed directory). ok=false: fd lies outside the
+// guest's tree (a descriptor uvm was given, such as its stdin). Only for
+// choosing a mount: nothing is looked up by it.
+func (k *Kernel) guestPathOfHost(fd int, hint string) (g string, ok bool) {
+	hp, err := fdPath(fd)
+	if err != nil {
+		return hint, true
+	}
+	switch f := k.fs.(type) {
+	case *mountVFS:
+		at, _, real, ok := f.mountOf(hp, hint, false)
+		if !ok {
+			return "", false
+		}
+		rest := strings.TrimPrefix(hp, real)
+		if real == "/" {
+			rest = hp
+		}
+		return path.Clean(at + "/" + rest), true
+	case *rootVFS:
+		in, err := f.pathInRoot(fd)
+		if err != nil {
+			return "", false
+		}
+		return path.Clean("/" + in), true
+	}
+	return hp, true
 }

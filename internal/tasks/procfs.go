@@ -163,7 +163,7 @@ func procUnmodelled(g string) bool {
 // machineProcFile: the per-process files that /proc/net links to
 // describe the machine's network, not uvm's process; they stay the
 // host's (README, Security model). The mount table is uvm's
-// (proc_mounts.go); mountstats does not exist.
+// (proc_mounts.go).
 func machineProcFile(p string) bool {
 	rest, _ := strings.CutPrefix(p, "/proc/")
 	_, rest, _ = strings.Cut(rest, "/") // the pid, self or thread-self

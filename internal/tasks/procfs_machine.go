@@ -135,7 +135,12 @@ func (t *Task) procMachineLookup(g string, c []string) (procEntry, bool, Errno) 
 		return procEntry{}, true, ENOTDIR
 	}
 	if c[0] == "net" {
-		return procEntry{}, false, 0 // the link to self/net: the host's
+		if t.tg.k.hostNet() {
+			return procEntry{}, false, 0 // the link to self/net: the host's
+		}
+		// The link to self/net; a path through it was rewritten by
+		// procCanonStep.
+		return procEntry{path: g, mode: sIFLNK | 0o777, target: func() (string, Errno) { return "self/net", 0 }}, true, 0
 	}
 	switch len(c) {
 	case 1:

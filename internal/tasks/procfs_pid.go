@@ -181,9 +181,9 @@ func (e procEntry) gone() bool {
 }
 
 // procPIDNames are the entries of a /proc/PID directory
-// (and of task/TID, less "task"), in listing order.
+// (and of task/TID, less "mountstats" and "task"), in listing order.
 var procPIDNames = []string{"auxv", "cmdline", "comm", "cwd", "environ", "exe", "fd", "fdinfo", "limits",
-	"maps", "mem", "mountinfo", "mounts", "net", "oom_score", "oom_score_adj", "root", "smaps", "smaps_rollup",
+	"maps", "mem", "mountinfo", "mounts", "mountstats", "net", "oom_score", "oom_score_adj", "root", "smaps", "smaps_rollup",
 	"stat", "statm", "status", "task"}
 
 // procSplit splits a path under /proc into its components (after
@@ -255,6 +255,12 @@ func (t *Task) procCanonStep(g string, last bool) (string, bool, Errno) {
 	case "thread-self":
 		if !final(0) || last {
 			return join(fmt.Sprintf("/proc/%d/task/%d", t.tg.pid, t.tid), 1), true, 0
+		}
+		return g, false, 0
+	case "net":
+		// The link to self/net, uvm's in the loopback network.
+		if !t.tg.k.hostNet() && (!final(0) || last) {
+			return join("/proc/"+itoa(int(t.tg.pid))+"/net", 1), true, 0
 		}
 		return g, false, 0
 	}
@@ -474,8 +480,16 @@ func (t *Task) procPIDLookup(p procPID, c []string) (procEntry, bool, Errno) {
 			return file(0o444, func() ([]byte, Errno) { return []byte(formatMounts(t.tg.k.guestMounts())), 0 }), true, 0
 		case "mountinfo":
 			return file(0o444, func() ([]byte, Errno) { return []byte(formatMountinfo(t.tg.k.guestMounts())), 0 }), true, 0
+		case "mountstats":
+			if p.task != nil {
+				break // a process's file only (tgid_base_stuff)
+			}
+			return file(0o400, func() ([]byte, Errno) { return []byte(formatMountstats(t.tg.k.guestMounts())), 0 }), true, 0
 		case "net":
-			return procEntry{}, false, 0 // the machine's (machineProcFile)
+			if tg.k.hostNet() {
+				return procEntry{}, false, 0 // the machine's (machineProcFile)
+			}
+			return t.procNetLookup(p, g, nil)
 		}
 		return procEntry{}, true, ENOENT
 	}
@@ -509,7 +523,10 @@ func (t *Task) procPIDLookup(p procPID, c []string) (procEntry, bool, Errno) {
 		return e, true, 0
 	}
 	if c[0] == "net" {
-		return procEntry{}, false, 0
+		if tg.k.hostNet() {
+			return procEntry{}, false, 0
+		}
+		return t.procNetLookup(p, g, c[1:])
 	}
 	return procEntry{}, true, ENOENT
 }
@@ -536,7 +553,7 @@ func (t *Task) procRootDirents() []dirent {
 func (t *Task) procPIDDirents(p procPID) []dirent {
 	var out []dirent
 	for _, n := range procPIDNames {
-		if n == "task" && p.task != nil {
+		if (n == "task" || n == "mountstats") && p.task != nil {
 			continue
 		}
 		typ := uint8(dtReg)

@@ -7,9 +7,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// procSuperMagic is procfs's f_type (statfs(2)).
-const procSuperMagic = 0x9fa0
-
 // intoHostProc reports whether the host resolves hp (following a final
 // symlink when follow) to something inside a per-process directory of the
 // host's procfs: /proc/PID/…, /proc/self, /proc/thread-self. Guest paths

@@ -40,6 +40,9 @@ const DetCPUs = 4
 // deterministic mode, the host's (as the Go runtime sees them: affinity
 // included) otherwise.
 func (k *Kernel) guestCPUs() int {
+	if k.tm != nil {
+		return k.tm.model.M.NumCPU() // --model: the described machine's
+	}
 	if k.det != nil {
 		return DetCPUs
 	}

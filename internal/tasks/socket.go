@@ -114,6 +114,8 @@ type netStack struct {
 	netlink   map[uint32]*sock // port id → bound AF_NETLINK socket
 	raw       []*sock          // every open raw IP socket, in creation order (socket_rawip.go)
 	ipID      uint16           // the last IPv4 identification given (nextIPIDLocked)
+	live      map[uint64]*sock // inode → every socket not yet closed (/proc/net)
+	lo        loopbackStats    // lo's counters (/proc/net/dev)
 }
 
 var netStacks sync.Map // weak.Pointer[Kernel] → *netStack
@@ -207,6 +209,7 @@ type sock struct {
 	tcpReset       bool // TCP: wrote to a closed peer (the RST came back)
 	soErr          Errno
 	inProgress     bool // a non-blocking TCP connect reported EINPROGRESS
+	finRead        bool // a read returned end of file (TCP: the FIN is consumed)
 
 	cred, peerCred ucred
 	opts           map[sockOpt]int32
@@ -221,8 +224,13 @@ type sock struct {
 
 func (ns *netStack) newSock(family, typ, proto int) *sock {
 	ns.nextIno++
-	return &sock{ns: ns, family: family, typ: typ, proto: proto, ino: ns.nextIno,
+	s := &sock{ns: ns, family: family, typ: typ, proto: proto, ino: ns.nextIno,
 		opts: map[sockOpt]int32{}, changed: make(chan struct{})}
+	if ns.live == nil {
+		ns.live = map[uint64]*sock{}
+	}
+	ns.live[s.ino] = s
+	return s
 }
 
 func (s *sock) connOriented() bool {
@@ -372,6 +380,7 @@ func (s *sock) closeLocked() (drop []*openFile) {
 		return nil
 	}
 	s.closed = true
+	delete(s.ns.live, s.ino)
 	s.unbindLocked()
 	if s.raw != nil {
 		s.unhashRawLocked()
@@ -553,6 +562,9 @@ func (s *sock) send(t *Task, f *openFile, b []byte, to *sockAddr, rights []*open
 			}
 			p.rq = append(p.rq, m)
 			p.rqBytes += k
+			if s.isTCP() {
+				ns.loXmitLocked(s, k)
+			}
 			done += k
 			p.notifyLocked()
 			if done == len(b) {
@@ -642,6 +654,7 @@ func (s *sock) recv(t *Task, f *openFile, n int, flags int) (recvResult, Errno) 
 					// normal condition".
 					s.rq = s.rq[1:]
 					s.rqBytes -= m.charged()
+					s.raw.drops++
 					ns.mu.Unlock()
 					if flags&msgDONTWAIT != 0 {
 						return r, EAGAIN
@@ -677,6 +690,9 @@ func (s *sock) recv(t *Task, f *openFile, n int, flags int) (recvResult, Errno) 
 			return r, e
 		}
 		if s.rcvShutLocked() {
+			if !peek {
+				s.finRead = true
+			}
 			ns.mu.Unlock()
 			return r, 0
 		}
@@ -776,7 +792,11 @@ func (t *Task) fileSock(fd int32) (*sock, *openFile, Errno) {
 
 func (t *Task) installSock(s *sock, flags int) (int32, Errno) {
 	f := &openFile{ops: s, path: "socket:[" + itoa(int(s.ino)) + "]", flags: oRDWR | flags&sockNONBLOCK}
-	return t.tg.fds.alloc(f, 0, flags&sockCLOEXEC != 0)
+	fd, e := t.tg.fds.alloc(f, 0, flags&sockCLOEXEC != 0)
+	if e != 0 {
+		s.release() // never installed: no close will free it
+	}
+	return fd, e
 }
 
 func famName(f int) string {

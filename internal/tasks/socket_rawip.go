@@ -101,6 +101,7 @@ type rawSock struct {
 	// computes on send and checks on receive, -1 for none (IPPROTO_ICMPV6:
 	// always 2).
 	csumOff int
+	drops   int // sk_drops: packets a full receive buffer or a wrong checksum dropped (/proc/net/raw)
 }
 
 // ipPacket is one IP datagram on lo: the addresses (16-byte form), the
@@ -866,6 +867,7 @@ func (o *sock) rawMatch(p *ipPacket) bool {
 // the receive then drops.
 func (o *sock) rawQueueLocked(p *ipPacket) {
 	if o.rqBytes >= o.rcvbuf() {
+		o.raw.drops++
 		return
 	}
 	m := sockMsg{data: append([]byte(nil), p.data...), from: sockAddr{family: o.family, ip: p.src},

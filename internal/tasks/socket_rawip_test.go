@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"encoding/binary"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -438,4 +439,30 @@ func TestRawSeesUDP(t *testing.T) {
 	task.sendTo(ru, &openFile{ops: ru}, u, sin(ip4Loopback, 0), nil, nil, 0)
 	_, e = rx.recv(task, rxf, 100, 0)
 	require.Equal(t, EAGAIN, e, "a UDP length past the packet is dropped")
+}
+
+// TestRawProcNet: /proc/net/raw lists raw sockets as raw_sock_seq_show
+// does (compared with Linux 6.18 by hand: the same program natively):
+// inet_rcv_saddr, the protocol as the port, inet_daddr with port 0, the
+// state, the receive queue's truesize, sk_drops; a protocol's sockets
+// newest first.
+func TestRawProcNet(t *testing.T) {
+	task := rawTask(t)
+	a, af := rawSock4(t, task, ipprotoICMP)
+	b, _ := rawSock4(t, task, ipprotoICMP)
+	c, _ := rawSock4(t, task, 253)
+	require.Zero(t, b.rawBind(sin(v4(127, 0, 0, 2), 0)))
+	require.Zero(t, c.rawConnect(task, sin(v4(127, 0, 0, 3), 9)))
+	a.opts[sockOpt{solSOCKET, soRCVBUF}] = sockMinRcvbuf
+	for range 5 {
+		task.sendTo(a, af, icmpEchoMsg(icmpEcho, 1, ""), sin(ip4Loopback, 0), nil, nil, 0)
+	}
+	lines := strings.Split(string(task.tg.k.net().procInetTable(afINET, sockRAW)), "\n")
+	require.Equal(t, []string{
+		"  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode ref pointer drops",
+		"   1: 0200007F:0001 00000000:0000 07 00000000:00000000 00:00000000 00000000  1000        0 " + itoa(int(b.ino)) + " 2 0000000000000000 0",
+		"   1: 00000000:0001 00000000:0000 07 00000000:000009C0 00:00000000 00000000  1000        0 " + itoa(int(a.ino)) + " 2 0000000000000000 7",
+		" 253: 0100007F:00FD 0300007F:0000 01 00000000:00000000 00:00000000 00000000  1000        0 " + itoa(int(c.ino)) + " 2 0000000000000000 0",
+		"",
+	}, lines)
 }

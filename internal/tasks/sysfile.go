@@ -64,6 +64,11 @@ func (t *Task) lookup(gp string) (vfs, string) {
 		return hostVFS{}, hiddenHostPath
 	}
 	if procHidden(gp) {
+		if !t.tg.k.hostNet() {
+			// /proc/PID/net is uvm's in the loopback network
+			// (proc_net.go): nothing of the host's answers.
+			return hostVFS{}, hiddenHostPath
+		}
 		gp = machineProcPath(gp)
 	}
 	return t.tg.k.fs, gp
@@ -198,6 +203,16 @@ func (t *Task) sysOpenat(dirfd int32, pathAddr, flags, mode uint64) uint64 {
 	} else {
 		var err error
 		if hf, err = fsys.open(name, hostFlags, perm); err != nil {
+			if errnoOf(err) == ENOENT {
+				// A symlink into uvm's /proc or /dev (synthViaLinks).
+				if of, ok, e := t.openSynthVia(g, fl); ok {
+					if e != 0 {
+						return errRet(e)
+					}
+					fd, e := t.tg.fds.alloc(of, 0, fl&oCLOEXEC != 0)
+					return retFD(fd, e)
+				}
+			}
 			return errRet(errnoOf(err))
 		}
 	}
@@ -538,6 +553,14 @@ func (t *Task) statAt(dirfd int32, pathAddr, flags uint64) (hostStat, Errno) {
 		fi, err = fsys.stat(name)
 	}
 	if err != nil {
+		if errnoOf(err) == ENOENT {
+			if st, ok, e := t.statSynthVia(g, follow); ok {
+				if e == 0 && dirOnly && st.mode&sIFMT != sIFDIR {
+					e = ENOTDIR
+				}
+				return st, e
+			}
+		}
 		return hostStat{}, errnoOf(err)
 	}
 	if dirOnly && !fi.IsDir() {
@@ -546,6 +569,41 @@ func (t *Task) statAt(dirfd int32, pathAddr, flags uint64) (hostStat, Errno) {
 	st := statFromInfo(fi)
 	t.tg.k.virtualize(&st, g)
 	return st, 0
+}
+
+// openSynthVia opens what guest path g leads to through symlinks into
+// uvm's /proc or /dev (synthViaLinks) after the host found nothing
+// there; ok=false: g leads to neither.
+func (t *Task) openSynthVia(g string, fl int) (*openFile, bool, Errno) {
+	n, ok := t.synthViaLinks(g, fl&oNOFOLLOW == 0)
+	if !ok {
+		return nil, false, 0
+	}
+	n, _, e := t.procFollowAt(n, pathArg{atFDCWD, n}, fl&oNOFOLLOW == 0)
+	if e != 0 {
+		return nil, true, e
+	}
+	if of, ok, e := t.procOpenAt(n, fl); ok {
+		return of, true, e
+	}
+	return t.devOpen(n, fl)
+}
+
+// statSynthVia is statAt's openSynthVia.
+func (t *Task) statSynthVia(g string, follow bool) (hostStat, bool, Errno) {
+	n, ok := t.synthViaLinks(g, follow)
+	if !ok {
+		return hostStat{}, false, 0
+	}
+	n, _, e := t.procFollowAt(n, pathArg{atFDCWD, n}, follow)
+	if e != 0 {
+		return hostStat{}, true, e
+	}
+	if st, ok, e := t.procStatAt(n, follow); ok {
+		return st, true, e
+	}
+	st, ok := t.devStat(n)
+	return st, ok, 0
 }
 
 func (t *Task) sysFstatat(dirfd int32, pathAddr, buf, flags uint64) uint64 {
@@ -651,7 +709,20 @@ func (t *Task) sysReadlinkat(dirfd int32, pathAddr, buf, n uint64) uint64 {
 		fsys, name := t.lookupAt(g, pa)
 		target, err = fsys.readlink(name)
 		if err != nil {
-			return errRet(errnoOf(err))
+			// A link inside uvm's /proc reached through a symlink
+			// (synthViaLinks; readlink follows all but the last).
+			via, viaOK := "", false
+			if errnoOf(err) == ENOENT {
+				via, viaOK = t.synthViaLinks(g, false)
+			}
+			if !viaOK {
+				return errRet(errnoOf(err))
+			}
+			if target, ok, e = t.procReadlink(via); !ok {
+				return errRet(errnoOf(err))
+			} else if e != 0 {
+				return errRet(e)
+			}
 		}
 	}
 	if int(n) <= 0 {

@@ -299,11 +299,11 @@ type Task struct {
 func (tg *ThreadGroup) newTask(cpu vm.CPU, tid int32) *Task {
 	t := &Task{tg: tg, tid: tid, cpu: cpu, baton: make(chan struct{}, 1), alt: signals.DisabledStack, detClean: true}
 	t.setupClock()
-	t.setupArchCPU()
 	t.accounted = cpu.Retired()
 	t.clock = tg.k.opts.Profiler.NewClock(cpu.Retired())
 	t.newUtask()
 	tg.k.attachTiming(t)
+	t.setupArchCPU() // after attachTiming: the modelled CPU is the vcpu
 	tg.k.threads.Add(1)
 	tg.k.loadChange(1)
 	tg.mu.Lock()

@@ -241,17 +241,17 @@ func init() {
 	registerSyscall("getcpu", func(t *Task, a [6]uint64) uint64 { return t.sysGetcpu(a[0], a[1]) })
 }
 
-// sysGetcpu reports the CPU and NUMA node the thread runs on. uvm has no
-// CPU model: every thread is on CPU 0 of node 0 (what the vDSO's getcpu
-// reads from the data page too).
+// sysGetcpu reports the CPU and NUMA node the thread runs on: its
+// virtual CPU (vcpu, the value RDTSCP, RDPID and the x86 vDSO's getcpu
+// read from TSC_AUX) and its node (vnode).
 func (t *Task) sysGetcpu(cpu, node uint64) uint64 {
 	if cpu != 0 {
-		if e := t.putU32(cpu, 0); e != 0 {
+		if e := t.putU32(cpu, t.vcpu()); e != 0 {
 			return errRet(e)
 		}
 	}
 	if node != 0 {
-		if e := t.putU32(node, 0); e != 0 {
+		if e := t.putU32(node, t.vnode()); e != 0 {
 			return errRet(e)
 		}
 	}

@@ -158,11 +158,19 @@ func TestVDSOMatchesSyscall(t *testing.T) {
 					}
 				}
 			}
-			// getcpu (x86-64): the data page's CPU and node, as the syscall.
-			if arch == vm.ArchAMD64 {
+			// getcpu (x86-64): the CPU and node from TSC_AUX (node << 12 |
+			// cpu, as the kernel loads it); either pointer may be NULL.
+			if c, ok := task.cpu.(*amd64.CPU); ok {
+				c.TSCAux = 1<<12 | 3
 				mm.WriteAt(bytes.Repeat([]byte{0xff}, 8), out)
-				if ex := call("getcpu", 0, out, out+4); !returned(ex) || !bytes.Equal(read(out)[:8], make([]byte, 8)) {
+				if ex := call("getcpu", 0, out, out+4); !returned(ex) || !bytes.Equal(read(out)[:8], []byte{3, 0, 0, 0, 1, 0, 0, 0}) {
 					t.Errorf("getcpu: %v % x", ex.Reason, read(out)[:8])
+				}
+				if ex := call("getcpu", 0, 0, out+4); !returned(ex) || !bytes.Equal(read(out)[4:8], []byte{1, 0, 0, 0}) {
+					t.Errorf("getcpu(NULL, node): %v % x", ex.Reason, read(out)[:8])
+				}
+				if ex := call("getcpu", 0, out, 0); !returned(ex) || !bytes.Equal(read(out)[:4], []byte{3, 0, 0, 0}) {
+					t.Errorf("getcpu(cpu, NULL): %v % x", ex.Reason, read(out)[:8])
 				}
 			}
 		})

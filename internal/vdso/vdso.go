@@ -42,20 +42,18 @@ const PageSize = 4096
 // writes it under Seq: odd while an update is in progress, bumped again
 // when it is complete; a reader retries while Seq is odd or changed.
 const (
-	VvarSeq       = 0  // uint32 sequence count
-	VvarCPU       = 4  // uint32 what getcpu reports as the CPU number
+	VvarSeq       = 0  // uint32 sequence count (4…7 unused)
 	VvarMult      = 8  // uint32 counter→ns multiplier
 	VvarShift     = 12 // uint32 counter→ns shift
 	VvarCycleLast = 16 // uint64 counter value the bases refer to
 	VvarMonoBase  = 24 // uint64 CLOCK_MONOTONIC in ns at CycleLast
 	VvarRealBase  = 32 // uint64 CLOCK_REALTIME in ns at CycleLast
-	VvarNode      = 40 // uint32 what getcpu reports as the NUMA node
-	VvarSize      = 44
+	VvarSize      = 40
 )
 
 // Data is the contents of the vvar page.
 type Data struct {
-	Seq, CPU, Node     uint32
+	Seq                uint32
 	Mult, Shift        uint32
 	CycleLast          uint64
 	MonoBase, RealBase uint64
@@ -66,13 +64,11 @@ func (d Data) Encode() []byte {
 	b := make([]byte, VvarSize)
 	le := binary.LittleEndian
 	le.PutUint32(b[VvarSeq:], d.Seq)
-	le.PutUint32(b[VvarCPU:], d.CPU)
 	le.PutUint32(b[VvarMult:], d.Mult)
 	le.PutUint32(b[VvarShift:], d.Shift)
 	le.PutUint64(b[VvarCycleLast:], d.CycleLast)
 	le.PutUint64(b[VvarMonoBase:], d.MonoBase)
 	le.PutUint64(b[VvarRealBase:], d.RealBase)
-	le.PutUint32(b[VvarNode:], d.Node)
 	return b
 }
 

@@ -279,18 +279,21 @@ func x86ClockGetres() funcCode {
 }
 
 // x86Getcpu is getcpu(cpu *unsigned, node *unsigned, cache): the CPU and
-// node numbers from the data page.
+// node of the calling thread from IA32_TSC_AUX, which the kernel loads
+// with node << 12 | cpu (Linux's vdso_read_cpunode with RDPID; uvm's CPU
+// executes RDPID whatever the --cpu model advertises).
 func x86Getcpu() funcCode {
 	a := newAsm()
-	a.leaVvar(r9)
+	a.emit("rdpid rax", 0xF3, 0x0F, 0xC7, 0xF8)
 	a.regReg("test rdi, rdi", true, []byte{0x85}, rdi, rdi)
 	a.jcc("jz", ccE, "node")
-	a.regMem("mov eax, dword ptr "+memText(r9, VvarCPU), false, []byte{0x8B}, rax, r9, VvarCPU)
-	a.regMem("mov dword ptr "+memText(rdi, 0)+", eax", false, []byte{0x89}, rax, rdi, 0)
+	a.regReg("mov edx, eax", false, []byte{0x89}, rax, rdx)
+	a.emit("and edx, 0xfff", 0x81, 0xE2, 0xFF, 0x0F, 0x00, 0x00)
+	a.regMem("mov dword ptr "+memText(rdi, 0)+", edx", false, []byte{0x89}, rdx, rdi, 0)
 	a.label("node")
 	a.regReg("test rsi, rsi", true, []byte{0x85}, rsi, rsi)
 	a.jcc("jz", ccE, "done")
-	a.regMem("mov eax, dword ptr "+memText(r9, VvarNode), false, []byte{0x8B}, rax, r9, VvarNode)
+	a.emit("shr eax, 0xc", 0xC1, 0xE8, 0x0C)
 	a.regMem("mov dword ptr "+memText(rsi, 0)+", eax", false, []byte{0x89}, rax, rsi, 0)
 	a.label("done")
 	a.regReg("xor eax, eax", false, []byte{0x31}, rax, rax)
