@@ -325,6 +325,14 @@ func (s *sock) pollLocked() uint16 {
 		if len(s.rq) > 0 || s.shutRd {
 			rev |= pollIN
 		}
+		if s.raw != nil && s.shutRd {
+			// datagram_poll: RCV_SHUTDOWN is EPOLLRDHUP too, both
+			// directions EPOLLHUP.
+			rev |= pollRDHUP
+			if s.shutWr {
+				rev |= pollHUP
+			}
+		}
 		if s.family == afUNIX && s.peer != nil && !s.peer.closed && s.peer.roomLocked() <= 0 {
 			break
 		}
@@ -688,6 +696,12 @@ func (s *sock) recv(t *Task, f *openFile, n int, flags int) (recvResult, Errno) 
 			s.soErr = 0
 			ns.mu.Unlock()
 			return r, e
+		}
+		if s.raw != nil && nonblock {
+			// __skb_recv_datagram: with no time to wait the empty
+			// queue is EAGAIN before the shutdown is looked at.
+			ns.mu.Unlock()
+			return r, EAGAIN
 		}
 		if s.rcvShutLocked() {
 			if !peek {

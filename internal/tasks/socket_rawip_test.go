@@ -466,3 +466,28 @@ func TestRawProcNet(t *testing.T) {
 		"",
 	}, lines)
 }
+
+// TestRawShutdown: shutdown of an unconnected raw socket is ENOTCONN but
+// recorded: poll shows POLLRDHUP (and POLLHUP for both directions); an
+// empty queue is EAGAIN to a non-blocking receive, end of file to a
+// blocking one (Linux 6.18, natively).
+func TestRawShutdown(t *testing.T) {
+	bothArches(t, func(t *testing.T, a *arch) {
+		task := testTaskArch(t, a)
+		c := task.creds().clone()
+		c.capEff |= 1 << capNetRaw
+		task.credp.Store(c)
+		fd := callSyscall(t, task, "socket", afINET, sockRAW, 253)
+		s, f, e := task.fileSock(int32(fd))
+		require.Zero(t, e)
+		require.Equal(t, errRet(ENOTCONN), callSyscall(t, task, "shutdown", fd, shutRD))
+		require.Equal(t, uint16(pollIN|pollOUT|pollRDHUP), s.poll(pollIN|pollOUT|pollRDHUP))
+		_, e = s.recv(task, f, 10, msgDONTWAIT)
+		require.Equal(t, EAGAIN, e)
+		r, e := s.recv(task, f, 10, 0)
+		require.Zero(t, e)
+		require.Empty(t, r.data, "end of file")
+		require.Equal(t, errRet(ENOTCONN), callSyscall(t, task, "shutdown", fd, shutWR))
+		require.Equal(t, uint16(pollIN|pollOUT|pollRDHUP|pollHUP), s.poll(pollIN|pollOUT|pollRDHUP))
+	})
+}

@@ -12,6 +12,7 @@
 // EMSGSIZE, getpeername, errors. IPv6: ICMPv6 echo to ::1 (payload only,
 // the kernel's checksum), ICMP6_FILTER, IPV6_CHECKSUM on another
 // protocol and a wrong checksum dropped by the receive.
+#define _GNU_SOURCE // POLLRDHUP
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/icmp6.h>
@@ -358,6 +359,11 @@ static void v4(void)
 	printf("e1 sendto AF_INET6: %s\n", err(sendto(e1, "x", 1, 0, (struct sockaddr *)&s6, sizeof s6)));
 	printf("e1 sendto short address: %s\n", err(sendto(e1, "x", 1, 0, (struct sockaddr *)&a, 8)));
 	printf("e1 shutdown unconnected: %s\n", err(shutdown(e1, SHUT_RDWR)));
+	p.fd = e1;
+	p.events = POLLIN | POLLOUT | POLLRDHUP;
+	pr = poll(&p, 1, 0);
+	printf("e1 poll after shutdown: %d revents 0x%x\n", pr, p.revents);
+	printf("e1 recv MSG_DONTWAIT after shutdown: %s\n", err(recv(e1, small, sizeof small, MSG_DONTWAIT)));
 	printf("e1 listen: %s\n", err(listen(e1, 1)));
 	a.sin_family = AF_UNSPEC;
 	printf("conn disconnect: %s\n", err(connect(conn, (struct sockaddr *)&a, sizeof a)));
