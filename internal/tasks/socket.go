@@ -52,6 +52,7 @@ const (
 	msgDONTWAIT     = 0x40
 	msgEOR          = 0x80
 	msgWAITALL      = 0x100
+	msgERRQUEUE     = 0x2000
 	msgNOSIGNAL     = 0x4000
 	msgMORE         = 0x8000
 	msgWAITFORONE   = 0x10000
@@ -620,6 +621,11 @@ func (s *sock) recv(t *Task, f *openFile, n int, flags int) (recvResult, Errno) 
 		return r, EOPNOTSUPP
 	}
 	nonblock := f.flags&oNONBLOCK != 0 || flags&msgDONTWAIT != 0
+	if s.raw != nil && flags&msgERRQUEUE != 0 {
+		// ip_recv_error: no ICMP error is ever queued on a raw
+		// socket here (socket_rawip.go), so the error queue is empty.
+		return r, EAGAIN
+	}
 	peek := flags&msgPEEK != 0
 	ns := s.ns
 	for {

@@ -491,3 +491,19 @@ func TestRawShutdown(t *testing.T) {
 		require.Equal(t, uint16(pollIN|pollOUT|pollRDHUP|pollHUP), s.poll(pollIN|pollOUT|pollRDHUP))
 	})
 }
+
+// TestRawErrQueue: MSG_ERRQUEUE reads the (always empty) error queue,
+// not a queued packet; turning IP_RECVERR on says once that nothing
+// will be queued there.
+func TestRawErrQueue(t *testing.T) {
+	task := rawTask(t)
+	s, f := rawSock4(t, task, 253)
+	task.sendTo(s, f, []byte("x"), sin(ip4Loopback, 0), nil, nil, 0)
+	_, e := s.recv(task, f, 100, msgERRQUEUE)
+	require.Equal(t, EAGAIN, e)
+	require.Len(t, s.rq, 1, "the packet stays")
+	ret, ok := task.rawSetsockopt(s, ipprotoIP, ipRECVERR, []byte{1, 0, 0, 0})
+	require.False(t, ok, "stored as any IP option")
+	require.Zero(t, ret)
+	require.Equal(t, 1, task.tg.k.unimpl["raw socket IP_RECVERR/IPV6_RECVERR (the error queue stays empty)"])
+}

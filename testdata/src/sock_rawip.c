@@ -329,6 +329,7 @@ static void v4(void)
 	ioctl(e2, FIONREAD, &q);
 	printf("e2 FIONREAD %d\n", q);
 	unsigned char small[24];
+	printf("e2 recv MSG_ERRQUEUE: %s\n", err(recv(e2, small, sizeof small, MSG_ERRQUEUE | MSG_DONTWAIT)));
 	ssize_t r = recv(e2, small, sizeof small, MSG_PEEK);
 	printf("e2 peek 24: %zd \"%.4s\"\n", r, small + 20);
 	struct iovec iov = {small, sizeof small};
