@@ -40,6 +40,7 @@ const (
 	capSetpcap        = 8
 	capLinuxImmutable = 9
 	capNetBindService = 10
+	capNetRaw         = 13
 	capSysResource    = 24
 	capMknod          = 27
 	capMacOverride    = 32

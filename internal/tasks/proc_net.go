@@ -159,6 +159,12 @@ func (s *sock) inetListedLocked(family, typ int) (int, bool) {
 			return 0, false
 		}
 	}
+	if s.raw != nil {
+		if s.raw.connected {
+			return tcpESTABLISHED, true
+		}
+		return tcpCLOSE, true
+	}
 	if s.hasPeer {
 		return tcpESTABLISHED, true
 	}
@@ -213,6 +219,16 @@ func (ns *netStack) procInetTable(family, typ int) []byte {
 			return boolInt(b.state == ssListening) - boolInt(a.state == ssListening)
 		})
 	}
+	// raw lists hash bucket by bucket, each bucket's newest socket
+	// first (sk_add_node_rcu puts it at the head).
+	if typ == sockRAW {
+		slices.SortStableFunc(socks, func(a, b *sock) int {
+			if a.proto != b.proto {
+				return a.proto&255 - b.proto&255
+			}
+			return int(b.ino) - int(a.ino)
+		})
+	}
 	embryo := embryosLocked(socks)
 	sl := 0
 	for _, s := range socks {
@@ -232,8 +248,14 @@ func (ns *netStack) procInetTable(family, typ int) []byte {
 		if !s.bound {
 			lip = s.wildcard().ip
 		}
-		if typ == sockRAW {
-			lport = uint16(s.proto) // raw sockets print the protocol as the port
+		drops := 0
+		if r := s.raw; r != nil {
+			// raw_sock_seq_show: inet_rcv_saddr, the protocol as the
+			// port, inet_daddr with port 0, sk_drops.
+			lip, lport, rport, drops = r.rcvAddr, uint16(s.proto), 0, r.drops
+			if r.connected {
+				rip = r.dst
+			}
 		}
 		rxq := s.rqBytes
 		if st == tcpCLOSEWAIT && !s.finRead {
@@ -268,8 +290,8 @@ func (ns *netStack) procInetTable(family, typ int) []byte {
 					w = 4 // raw_sock_seq_show's %4d
 				}
 			}
-			line = fmt.Sprintf("%*d: %s:%04X %s:%04X %02X %08X:%08X %02X:%08X %08X %5d %8d %d 2 0000000000000000 0",
-				w, bucket, addr(lip), lport, addr(rip), rport, st, 0, rxq, 0, 0, 0, s.cred.uid, 0, s.ino)
+			line = fmt.Sprintf("%*d: %s:%04X %s:%04X %02X %08X:%08X %02X:%08X %08X %5d %8d %d 2 0000000000000000 %d",
+				w, bucket, addr(lip), lport, addr(rip), rport, st, 0, rxq, 0, 0, 0, s.cred.uid, 0, s.ino, drops)
 		}
 		if width > 0 {
 			fmt.Fprintf(&b, "%-*s\n", width, line)

@@ -52,6 +52,7 @@ const (
 	msgDONTWAIT     = 0x40
 	msgEOR          = 0x80
 	msgWAITALL      = 0x100
+	msgERRQUEUE     = 0x2000
 	msgNOSIGNAL     = 0x4000
 	msgMORE         = 0x8000
 	msgWAITFORONE   = 0x10000
@@ -112,6 +113,8 @@ type netStack struct {
 	nextIno   uint64
 	autobind  uint32
 	netlink   map[uint32]*sock // port id → bound AF_NETLINK socket
+	raw       []*sock          // every open raw IP socket, in creation order (socket_rawip.go)
+	ipID      uint16           // the last IPv4 identification given (nextIPIDLocked)
 	live      map[uint64]*sock // inode → every socket not yet closed (/proc/net)
 	lo        loopbackStats    // lo's counters (/proc/net/dev)
 }
@@ -163,6 +166,20 @@ type sockMsg struct {
 	from   sockAddr
 	rights []*openFile // SCM_RIGHTS in flight (each holds a reference)
 	cred   ucred       // the sender (AF_UNIX)
+	// csumBad: a raw IPv6 packet whose checksum the receiving socket
+	// checks and finds wrong; the receive drops it (rawv6_recvmsg).
+	csumBad bool
+	ip      *ipRecvInfo // a raw socket's packet: what its IP control messages report
+	// charge is what the message counts against the receive buffer
+	// (a raw socket's packet: Linux's skb truesize); 0: its length.
+	charge int
+}
+
+func (m *sockMsg) charged() int {
+	if m.charge > 0 {
+		return m.charge
+	}
+	return len(m.data)
 }
 
 // sock is a socket: its open file's operations and its protocol state.
@@ -202,6 +219,8 @@ type sock struct {
 	sndTimeo       int64
 
 	changed chan struct{} // closed at the next readiness change
+
+	raw *rawSock // SOCK_RAW AF_INET/AF_INET6 (socket_rawip.go); nil for the others
 }
 
 func (ns *netStack) newSock(family, typ, proto int) *sock {
@@ -215,10 +234,12 @@ func (ns *netStack) newSock(family, typ, proto int) *sock {
 	return s
 }
 
-func (s *sock) connOriented() bool { return s.typ != sockDGRAM && s.family != afNETLINK }
-func (s *sock) isInet() bool       { return s.family == afINET || s.family == afINET6 }
-func (s *sock) isTCP() bool        { return s.isInet() && s.typ == sockSTREAM }
-func (s *sock) isUDP() bool        { return s.isInet() && s.typ == sockDGRAM }
+func (s *sock) connOriented() bool {
+	return s.typ != sockDGRAM && s.typ != sockRAW && s.family != afNETLINK
+}
+func (s *sock) isInet() bool { return s.family == afINET || s.family == afINET6 }
+func (s *sock) isTCP() bool  { return s.isInet() && s.typ == sockSTREAM }
+func (s *sock) isUDP() bool  { return s.isInet() && s.typ == sockDGRAM }
 
 // notifyLocked wakes whoever waits on s (ns.mu held).
 func (s *sock) notifyLocked() {
@@ -305,6 +326,14 @@ func (s *sock) pollLocked() uint16 {
 		if len(s.rq) > 0 || s.shutRd {
 			rev |= pollIN
 		}
+		if s.raw != nil && s.shutRd {
+			// datagram_poll: RCV_SHUTDOWN is EPOLLRDHUP too, both
+			// directions EPOLLHUP.
+			rev |= pollRDHUP
+			if s.shutWr {
+				rev |= pollHUP
+			}
+		}
 		if s.family == afUNIX && s.peer != nil && !s.peer.closed && s.peer.roomLocked() <= 0 {
 			break
 		}
@@ -362,6 +391,9 @@ func (s *sock) closeLocked() (drop []*openFile) {
 	s.closed = true
 	delete(s.ns.live, s.ino)
 	s.unbindLocked()
+	if s.raw != nil {
+		s.unhashRawLocked()
+	}
 	for _, m := range s.rq {
 		drop = append(drop, m.rights...)
 	}
@@ -464,6 +496,9 @@ func (t *Task) sockWait(ready func() bool, wake func() <-chan struct{}, timeo in
 // send queues b (with ancillary rights/cred) on the connection or to to.
 // It returns the count sent.
 func (s *sock) send(t *Task, f *openFile, b []byte, to *sockAddr, rights []*openFile, cred *ucred, flags int) (int, Errno) {
+	if s.raw != nil {
+		return s.rawSend(t, b, nil, flags) // write(2); sendTo takes the addressed sends
+	}
 	if flags&msgOOB != 0 {
 		t.sockUnimpl("socket flag MSG_OOB")
 		return 0, EOPNOTSUPP
@@ -574,7 +609,8 @@ type recvResult struct {
 	rights []*openFile
 	cred   ucred
 	hasMsg bool
-	flags  int // msg_flags
+	flags  int         // msg_flags
+	ip     *ipRecvInfo // a raw socket's packet (socket_rawip.go)
 }
 
 // recv takes up to n bytes.
@@ -585,6 +621,11 @@ func (s *sock) recv(t *Task, f *openFile, n int, flags int) (recvResult, Errno) 
 		return r, EOPNOTSUPP
 	}
 	nonblock := f.flags&oNONBLOCK != 0 || flags&msgDONTWAIT != 0
+	if s.raw != nil && flags&msgERRQUEUE != 0 {
+		// ip_recv_error: no ICMP error is ever queued on a raw
+		// socket here (socket_rawip.go), so the error queue is empty.
+		return r, EAGAIN
+	}
 	peek := flags&msgPEEK != 0
 	ns := s.ns
 	for {
@@ -621,7 +662,20 @@ func (s *sock) recv(t *Task, f *openFile, n int, flags int) (recvResult, Errno) 
 				}
 			} else {
 				m := s.rq[0]
-				r.hasMsg, r.from, r.cred = true, m.from, m.cred
+				if m.csumBad {
+					// rawv6_recvmsg's csum_copy_err: the datagram is
+					// dropped, and the error "masquerades as some
+					// normal condition".
+					s.rq = s.rq[1:]
+					s.rqBytes -= m.charged()
+					s.raw.drops++
+					ns.mu.Unlock()
+					if flags&msgDONTWAIT != 0 {
+						return r, EAGAIN
+					}
+					return r, EHOSTUNREACH
+				}
+				r.hasMsg, r.from, r.cred, r.ip = true, m.from, m.cred, m.ip
 				r.full = len(m.data)
 				r.data = append(r.data, m.data[:min(n, len(m.data))]...)
 				if len(m.data) > n {
@@ -630,7 +684,7 @@ func (s *sock) recv(t *Task, f *openFile, n int, flags int) (recvResult, Errno) 
 				if !peek {
 					r.rights = m.rights
 					s.rq = s.rq[1:]
-					s.rqBytes -= len(m.data)
+					s.rqBytes -= m.charged()
 					s.freedLocked()
 				} else {
 					r.rights = nil
@@ -648,6 +702,12 @@ func (s *sock) recv(t *Task, f *openFile, n int, flags int) (recvResult, Errno) 
 			s.soErr = 0
 			ns.mu.Unlock()
 			return r, e
+		}
+		if s.raw != nil && nonblock {
+			// __skb_recv_datagram: with no time to wait the empty
+			// queue is EAGAIN before the shutdown is looked at.
+			ns.mu.Unlock()
+			return r, EAGAIN
 		}
 		if s.rcvShutLocked() {
 			if !peek {
@@ -795,6 +855,8 @@ func (t *Task) newSocket(family, typ, proto int) (*sock, Errno) {
 		proto = 0
 	case afINET, afINET6:
 		switch {
+		case base == sockRAW:
+			return t.newRawSock(family, typ, proto) // socket_rawip.go
 		case base == sockSTREAM && (proto == 0 || proto == ipprotoTCP):
 			proto = ipprotoTCP
 		case base == sockDGRAM && (proto == 0 || proto == ipprotoUDP):
@@ -935,6 +997,9 @@ func sysBind(t *Task, a [6]uint64) uint64 {
 	case afNETLINK:
 		return errOr0(s.netlinkBind(t, raw))
 	}
+	if s.raw != nil {
+		return errOr0(s.rawBind(raw))
+	}
 	return errOr0(s.inetBind(t, raw))
 }
 
@@ -1068,6 +1133,9 @@ func sysConnect(t *Task, a [6]uint64) uint64 {
 	case afNETLINK:
 		return errOr0(s.netlinkConnect(t, raw))
 	}
+	if s.raw != nil {
+		return errOr0(s.rawConnect(t, raw))
+	}
 	return errOr0(s.inetConnect(t, f, raw))
 }
 
@@ -1135,6 +1203,9 @@ func sysGetsockname(t *Task, a [6]uint64) uint64 {
 	if !s.bound && s.isInet() {
 		addr = s.wildcard()
 	}
+	if s.raw != nil {
+		addr = s.rawNameLocked()
+	}
 	if addr.family == 0 {
 		// An unbound AF_UNIX (or netlink) socket: Linux answers the bare
 		// family (unix_getname: sizeof(short)), never an empty address
@@ -1153,6 +1224,14 @@ func sysGetpeername(t *Task, a [6]uint64) uint64 {
 		return errRet(e)
 	}
 	s.ns.mu.Lock()
+	if s.raw != nil {
+		pa, e := s.rawPeerLocked()
+		s.ns.mu.Unlock()
+		if e != 0 {
+			return errRet(e)
+		}
+		return errOr0(t.putSockaddr(a[1], a[2], pa.encode()))
+	}
 	ok := s.hasPeer && (s.state == ssConnected || !s.connOriented())
 	if s.connOriented() && s.peer != nil && s.peer.closed && s.family == afUNIX {
 		ok = false
@@ -1177,6 +1256,14 @@ func sysShutdown(t *Task, a [6]uint64) uint64 {
 	ns := s.ns
 	ns.mu.Lock()
 	defer ns.mu.Unlock()
+	if s.raw != nil && !s.raw.connected {
+		// inet_shutdown on a TCP_CLOSE socket: ENOTCONN, but the
+		// shutdown is recorded (to wake pollers).
+		s.shutRd = s.shutRd || how != shutWR
+		s.shutWr = s.shutWr || how != shutRD
+		s.notifyLocked()
+		return errRet(ENOTCONN)
+	}
 	if s.connOriented() && s.state != ssConnected {
 		if s.state == ssListening && s.isTCP() {
 			// Linux: shutting a TCP listener down closes it for accept.
@@ -1204,6 +1291,9 @@ func sysShutdown(t *Task, a [6]uint64) uint64 {
 
 // sendTo is sendto/sendmsg's common part.
 func (t *Task) sendTo(s *sock, f *openFile, data []byte, rawTo []byte, rights []*openFile, cred *ucred, flags int) (int, Errno) {
+	if s.raw != nil {
+		return s.rawSend(t, data, rawTo, flags) // socket_rawip.go
+	}
 	var to *sockAddr
 	if rawTo != nil && !s.connOriented() {
 		a, e := s.parseAddr(rawTo)
@@ -1552,7 +1642,7 @@ func (s *sock) ioctl(t *Task, f *openFile, req, arg uint64) (uint64, bool) {
 	case ioFIONREAD:
 		ns.mu.Lock()
 		n := s.rqBytes
-		if s.typ == sockDGRAM {
+		if s.typ == sockDGRAM || s.raw != nil {
 			n = 0
 			if len(s.rq) > 0 {
 				n = len(s.rq[0].data)

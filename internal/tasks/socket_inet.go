@@ -426,6 +426,9 @@ func (s *sock) sendUDP(t *Task, b []byte, to *sockAddr, flags int) (int, Errno) 
 	}
 	ns.loXmitLocked(s, len(b)) // delivered or not, it crossed lo
 	o := ns.lookupLocked(true, d, src)
+	if len(ns.raw) > 0 {
+		ns.udpSeenByRawLocked(s, src, d, b, o == nil) // socket_rawip.go
+	}
 	if o == nil {
 		if to == nil {
 			s.soErr = ECONNREFUSED

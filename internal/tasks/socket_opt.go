@@ -151,6 +151,17 @@ func (t *Task) setsockoptOn(s *sock, a [6]uint64) uint64 {
 	if optlen < 0 {
 		return errRet(EINVAL)
 	}
+	if s.raw != nil {
+		val, e := t.readBuf(a[3], uint64(min(optlen, 256)))
+		if e != 0 {
+			return errRet(e)
+		}
+		if ret, ok := t.rawSetsockopt(s, level, name, val); ok { // socket_rawip.go
+			return ret
+		}
+	} else if level == ipprotoIP && name == ipHDRINCL {
+		return errRet(ENOPROTOOPT) // do_ip_setsockopt: raw sockets only
+	}
 	if e := s.levelOK(level); e != 0 {
 		return errRet(e)
 	}
@@ -271,6 +282,18 @@ func (t *Task) getsockoptOn(s *sock, a [6]uint64) uint64 {
 	have := int32(binary.LittleEndian.Uint32(lb))
 	if have < 0 {
 		return errRet(EINVAL)
+	}
+	if s.raw != nil {
+		if out, e, ok := s.rawGetsockopt(level, name); ok { // socket_rawip.go
+			if e != 0 {
+				return errRet(e)
+			}
+			n := min(int(have), len(out))
+			if e := t.writeBytes(a[3], out[:n]); e != 0 {
+				return errRet(e)
+			}
+			return errOr0(t.putU32(a[4], uint32(n)))
+		}
 	}
 	if e := s.levelOK(level); e != 0 {
 		return errRet(e)

@@ -7,10 +7,11 @@ package tasks
 // socket and EACCES for a ping socket outside net.ipv4.ping_group_range,
 // as a guest on that host would; on loopback IPPROTO_ICMP raw sockets
 // read the IPv4 header with the message and ICMPv6 raw sockets do not,
-// which is the host kernel's own behaviour passed through. The in-kernel
-// network (--net=loopback) has no IP layer under its TCP and UDP, so
-// there they fail loudly with EPROTONOSUPPORT (newSocket's default case
-// logs the family, type and protocol).
+// which is the host kernel's own behaviour passed through. In the
+// in-kernel network (--net=loopback) raw sockets are socket_rawip.go's
+// (CAP_NET_RAW: EPERM for the unprivileged --det guest); ping sockets
+// are not there and fail loudly with EPROTONOSUPPORT (newSocket's
+// default case logs the family, type and protocol).
 
 // Protocol numbers of the ping sockets.
 const (

@@ -416,20 +416,39 @@ func famName2(f int) string {
 // and trunc reported (MSG_CTRUNC).
 func (t *Task) buildCmsgs(s *sock, r recvResult, space uint64, flags int) (out []byte, trunc bool) {
 	le := binary.LittleEndian
-	put := func(typ uint32, data []byte) bool {
+	putAt := func(level, typ uint32, data []byte) bool {
 		need := 16 + uint64(len(data))
 		if uint64(len(out))+need > space {
 			return false
 		}
 		var h [16]byte
 		le.PutUint64(h[:], need)
-		le.PutUint32(h[8:], solSOCKETcmsg)
+		le.PutUint32(h[8:], level)
 		le.PutUint32(h[12:], typ)
 		out = append(append(out, h[:]...), data...)
 		for len(out)%8 != 0 && uint64(len(out)) < space {
 			out = append(out, 0)
 		}
 		return true
+	}
+	put := func(typ uint32, data []byte) bool { return putAt(solSOCKETcmsg, typ, data) }
+	if s.raw != nil && r.ip != nil {
+		for _, c := range s.rawCmsgs(r.ip) { // socket_rawip.go
+			if !putAt(c.level, c.typ, c.data) {
+				// put_cmsg copies what fits of a message that does
+				// not, with cmsg_len cut to it, and that fills
+				// the buffer.
+				trunc = true
+				if rem := int(space) - len(out); rem >= 16 {
+					var h [16]byte
+					le.PutUint64(h[:], uint64(rem))
+					le.PutUint32(h[8:], c.level)
+					le.PutUint32(h[12:], c.typ)
+					out = append(append(out, h[:]...), c.data[:min(rem-16, len(c.data))]...)
+				}
+				break
+			}
+		}
 	}
 	if s.family == afUNIX && r.hasMsg {
 		s.ns.mu.Lock()
