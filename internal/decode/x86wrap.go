@@ -1021,6 +1021,10 @@ func specializeX86(in *X86) {
 				in.Op = X86SarRI
 			}
 		}
+	case X86Movzx, X86Movsx:
+		if dReg && s.Kind == ArgMem && s.Size < in.Width && (s.Size == 1 || s.Size == 2 || s.Size == 4) {
+			in.Op = X86MovzxLd + in.Op - X86Movzx
+		}
 	case X86Mov:
 		switch {
 		case dReg && sReg:

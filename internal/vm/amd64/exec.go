@@ -155,6 +155,37 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 				c.cmData(a, uint64(in.Width), false)
 			}
 			g[in.Args[0].Reg&15] = v
+		case decode.X86MovzxLd, decode.X86MovsxLd:
+			// MOVZX/MOVSX/MOVSXD r32/r64, m8/m16/m32.
+			a := c.ea0(&in.Args[1])
+			var v uint64
+			var ok bool
+			switch in.Args[1].Size {
+			case 1:
+				var v8 uint8
+				v8, ok = c.tlb.Load8(a)
+				v = uint64(v8)
+			case 2:
+				var v16 uint16
+				v16, ok = c.tlb.Load16(a)
+				v = uint64(v16)
+			default:
+				var v32 uint32
+				v32, ok = c.tlb.Load32(a)
+				v = uint64(v32)
+			}
+			if !ok {
+				res = xFault
+				goto except
+			}
+			if c.cm != nil {
+				c.cmData(a, uint64(in.Args[1].Size), false)
+			}
+			if in.Op == decode.X86MovsxLd {
+				sh := 64 - 8*uint(in.Args[1].Size)
+				v = uint64(int64(v<<sh)>>sh) & wmask[in.Width&15]
+			}
+			g[in.Args[0].Reg&15] = v
 		case decode.X86MovSt, decode.X86MovStI:
 			a := c.ea0(&in.Args[0])
 			v := uint64(in.Imm)
