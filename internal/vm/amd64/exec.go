@@ -279,7 +279,7 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 				tmp, r = uint64(sa>>(cnt-1))&m, uint64(sa>>cnt)&m
 				c.lop = lfShr
 			}
-			g[d] = r
+			g[d] = g[d]&wkeep[in.Width&15] | r
 			c.lw, c.la, c.lr = in.Width, tmp, r
 		case decode.X86AluRM:
 			v, ok := c.load(c.ea0(&in.Args[1]), in.Width)

@@ -237,6 +237,17 @@ var nativeTemplates = []nativeTemplate{
 	{mShift, kPlain, "shr rax, 63", "48c1e83f"},
 	{mShift, kPlain, "sar eax, 31", "c1f81f"},
 	{mShift, kPlain, "shl ax, 9", "66c1e009"},
+	// Byte and word shifts by an immediate below the width are
+	// specialised (merging into the register); at the width or more,
+	// or on a high-byte register, they stay generic.
+	{mShift, kPlain, "shr bl, 7", "c0eb07"},
+	{mShift, kPlain, "sar al, 3", "c0f803"},
+	{mShift, kPlain, "shl bl, 8", "c0e308"},
+	{mShift, kPlain, "shr bx, 15", "66c1eb0f"},
+	{mShift, kPlain, "sar bx, 16", "66c1fb10"},
+	{mShift, kPlain, "shl ah, 2", "c0e402"},
+	{mShift, kPlain, "shr dil, 2", "40c0ef02"},
+	{mShift, kPlain, "sar r9w, 9", "6641c1f909"},
 	{mShift, kCnt, "rol eax, cl", "d3c0"},
 	{mShift, kCnt, "rol al, cl", "d2c0"},
 	{mShift, kCnt, "rol ax, cl", "66d3c0"},
