@@ -986,6 +986,12 @@ func specializeX86(in *X86) {
 		in.Op = X86Jo + X86Op(in.Cond)
 		return
 	}
+	if in.Op == X86Setcc && in.NArgs == 1 {
+		if a := &in.Args[0]; a.Kind == ArgReg && a.Size == 1 && a.Flags == 0 {
+			in.Op = X86SetccR
+		}
+		return
+	}
 	if in.Lock || in.NArgs != 2 {
 		return
 	}
@@ -1030,8 +1036,17 @@ func specializeX86(in *X86) {
 			}
 		}
 	case X86Movzx, X86Movsx:
-		if dReg && s.Kind == ArgMem && s.Size < in.Width && (s.Size == 1 || s.Size == 2 || s.Size == 4) {
-			in.Op = X86MovzxLd + in.Op - X86Movzx
+		if dReg && s.Size < in.Width && (s.Size == 1 || s.Size == 2 || s.Size == 4) {
+			switch s.Kind {
+			case ArgMem:
+				in.Op = X86MovzxLd + in.Op - X86Movzx
+			case ArgReg:
+				in.Op = X86MovzxRR + in.Op - X86Movzx
+			}
+		}
+	case X86Cmov:
+		if dReg && sReg {
+			in.Op = X86CmovRR
 		}
 	case X86Mov:
 		switch {

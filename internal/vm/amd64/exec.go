@@ -186,6 +186,28 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 				v = uint64(int64(v<<sh)>>sh) & wmask[in.Width&15]
 			}
 			g[in.Args[0].Reg&15] = v
+		case decode.X86MovzxRR, decode.X86MovsxRR:
+			s := &in.Args[1]
+			v := g[s.Reg&15] & wmask[s.Size&15]
+			if in.Op == decode.X86MovsxRR {
+				sh := 64 - 8*uint(s.Size)
+				v = uint64(int64(v<<sh)>>sh) & wmask[in.Width&15]
+			}
+			g[in.Args[0].Reg&15] = v
+		case decode.X86SetccR:
+			var v uint64
+			if c.cond(in.Cond) {
+				v = 1
+			}
+			d := in.Args[0].Reg & 15
+			g[d] = g[d]&^0xFF | v
+		case decode.X86CmovRR:
+			d := in.Args[0].Reg & 15
+			v := g[d]
+			if c.cond(in.Cond) {
+				v = g[in.Args[1].Reg&15]
+			}
+			g[d] = v & wmask[in.Width&15] // a 32-bit CMOV zero-extends even when not taken
 		case decode.X86MovSt, decode.X86MovStI:
 			a := c.ea0(&in.Args[0])
 			v := uint64(in.Imm)

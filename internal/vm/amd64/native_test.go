@@ -354,6 +354,11 @@ var nativeTemplates = []nativeTemplate{
 	{mStatus, kPlain, "cmove rax, rbx; cmovne rcx, rdx; cmovbe rsi, rdi; cmova r10, r11", "480f44c3480f45ca480f46f74d0f47d3"},
 	{mStatus, kPlain, "cmovs eax, ebx; cmovns ecx, edx; cmovp esi, edi; cmovnp r10, r11", "0f48c30f49ca0f4af74d0f4bd3"},
 	{mStatus, kPlain, "cmovl ax, bx; cmovge rcx, rdx; cmovle esi, edi; cmovg r10, r11", "660f4cc3480f4dca0f4ef74d0f4fd3"},
+	// Register forms after lazy flag producers (X86SetccR, X86CmovRR,
+	// X86MovzxRR/X86MovsxRR when specialised; SETcc AH stays generic).
+	{mStatus, kPlain, "cmp eax, ebx; setl cl; setb dl; cmovg esi, edi; cmovbe r8, r9", "39d80f9cc10f92c20f4ff74d0f46c1"},
+	{mStatus, kPlain, "test eax, eax; sete al; movzx eax, al; setne ah", "85c00f94c00fb6c00f95c4"},
+	{mStatus, kPlain, "movzx ecx, sil; movsx r8d, r9w; movsx rdx, r10b; cmovl eax, ecx", "400fb6ce450fbfc1490fbed20f4cc1"},
 	{mStatus, kPlain, "cmp eax, ebx; seto al; setb bl; sete cl; setbe dl; sets sil; setp dil; setl r10b; setle r11b", "39d80f90c00f92c30f94c10f96c2400f98c6400f9ac7410f9cc2410f9ec3"},
 	{mStatus, kPlain, "cmp ax, bx; setg al; setge bl; seta cl; setae dl", "6639d80f9fc00f9dc30f97c10f93c2"},
 	{mStatus, kPlain, "cmp rax, rbx; setg al; setge bl; seta cl; setae dl; setl r10b; setle r11b", "4839d80f9fc00f9dc30f97c10f93c2410f9cc2410f9ec3"},
