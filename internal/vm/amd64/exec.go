@@ -581,10 +581,15 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 			pc = uint64(in.Imm)
 			goto taken
 		case decode.X86CallInd:
-			t, ok := c.read(in, &in.Args[0])
-			if !ok {
-				res = xFault
-				goto except
+			var t uint64
+			if a := &in.Args[0]; a.Kind == decode.ArgReg && a.Size == 8 {
+				t = g[a.Reg&15] // call *%reg: no operand read
+			} else {
+				var ok bool
+				if t, ok = c.read(in, a); !ok {
+					res = xFault
+					goto except
+				}
 			}
 			sp := g[4] - 8
 			next = in.PC + uint64(in.Len)
