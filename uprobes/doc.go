@@ -115,7 +115,11 @@
 // ProtExec, Name: "[uprobes]"}); FlushICache is icache.FlushICache(mm,
 // model, addr, n) on arm64 (nothing on x86). Regs over vm.CPU: PC, SP,
 // Reg and their setters, plus Flags = arm64 Regs().NZCV, x86 RFLAGS()/
-// SetRFLAGS(). Thread over tasks.Task: Flags() = &t.flags (a
+// SetRFLAGS(); optionally ReadUser/WriteUser(b, addr) bool, the thread's
+// own copy_from_user/copy_to_user through its CPU's TLB
+// (vm.TLB.ReadUser/WriteUser), which the x86 return-address hijack, the
+// uretprobe syscall and emulated pushes try before AddrSpace's
+// ReadAt/WriteAt (false: not cached, take AddrSpace's path). Thread over tasks.Task: Flags() = &t.flags (a
 // *signals.ThreadFlags; TIF_SIGPENDING and TIF_UPROBE have the same
 // values), Siglock() = &tg.sighand.Siglock, RecalcSigpending =
 // t.recalcLocked, FatalSignalPending = SIGKILL pending or t.killed,

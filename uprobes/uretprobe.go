@@ -275,7 +275,7 @@ func (t *Task) hijackReturnAddr(tramp uint64, r Regs) uint64 {
 	as := t.mm.as
 	sp := r.SP()
 	b := ut.scratch[:8]
-	if as.ReadAt(b, sp) != nil {
+	if t.copyFromUser(r, b, sp) != nil {
 		return ^uint64(0)
 	}
 	orig := binary.LittleEndian.Uint64(b)
@@ -283,7 +283,7 @@ func (t *Task) hijackReturnAddr(tramp uint64, r Regs) uint64 {
 		return orig
 	}
 	binary.LittleEndian.PutUint64(b, tramp)
-	if as.WriteAt(b, sp) == nil {
+	if t.copyToUser(r, b, sp) == nil {
 		return orig
 	}
 	// copy_to_user stops at the first failing byte: a partial write
@@ -542,7 +542,7 @@ func (t *Task) SysUretprobe(r Regs) uint64 {
 		b = make([]byte, 24)
 	}
 	sp := r.SP()
-	if m.as.ReadAt(b, sp) != nil {
+	if t.copyFromUser(r, b, sp) != nil {
 		return sigill()
 	}
 	le := binary.LittleEndian
@@ -561,7 +561,7 @@ func (t *Task) SysUretprobe(r Regs) uint64 {
 	le.PutUint64(b[8:], r.Reg(1))
 	le.PutUint64(b[16:], r.PC())
 	r.SetPC(ip)
-	if m.as.WriteAt(b, sp) != nil {
+	if t.copyToUser(r, b, sp) != nil {
 		return sigill()
 	}
 	r.SetReg(11, r.Flags())

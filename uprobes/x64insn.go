@@ -391,7 +391,7 @@ func (t *Task) x86EmulatePush(r Regs, val uint64) bool {
 	ut := t.utask
 	sp := r.SP() - 8
 	binary.LittleEndian.PutUint64(ut.scratch[:8], val)
-	if t.mm.as.WriteAt(ut.scratch[:8], sp) != nil {
+	if t.copyToUser(r, ut.scratch[:8], sp) != nil {
 		return false
 	}
 	r.SetSP(sp)
@@ -525,4 +525,32 @@ func (t *Task) x86AbortXOL(au *archUprobe, r Regs) {
 	if !ut.savedTF {
 		r.SetFlags(r.Flags() &^ x86EFLAGS_TF)
 	}
+}
+
+// userAccessor is implemented by Regs whose thread can reach its own
+// user memory through its CPU's translation cache (vm.TLB.ReadUser and
+// WriteUser): a hit copies the bytes, false means "take the address
+// space's path", which decides the access (and its fault) itself.
+type userAccessor interface {
+	ReadUser(b []byte, addr uint64) bool
+	WriteUser(b []byte, addr uint64) bool
+}
+
+// copyFromUser is copy_from_user for the thread r belongs to: the
+// thread's own translation cache when it holds the page, otherwise
+// AddrSpace.ReadAt.
+func (t *Task) copyFromUser(r Regs, b []byte, addr uint64) error {
+	if u, ok := r.(userAccessor); ok && u.ReadUser(b, addr) {
+		return nil
+	}
+	return t.mm.as.ReadAt(b, addr)
+}
+
+// copyToUser is copy_to_user for the thread r belongs to (see
+// copyFromUser).
+func (t *Task) copyToUser(r Regs, b []byte, addr uint64) error {
+	if u, ok := r.(userAccessor); ok && u.WriteUser(b, addr) {
+		return nil
+	}
+	return t.mm.as.WriteAt(b, addr)
 }

@@ -280,6 +280,17 @@ const (
 	X86AluRM // Aux (an ALU op X86Add..X86Test except ADC/SBB) reg, [mem]
 	X86CmpMR // cmp [mem], reg   (Aux = X86Cmp or X86Test)
 	X86CmpMI // cmp [mem], imm   (Aux = X86Cmp or X86Test)
+	// X86MovzxLd and X86MovsxLd load Args[1].Size (1, 2, or 4 for
+	// MOVSXD) bytes from memory, extend them to Width (4 or 8) and write
+	// the whole register (a 4-byte Width zero-extends to 64 bits).
+	X86MovzxLd // movzx reg, [mem]
+	X86MovsxLd // movsx/movsxd reg, [mem]
+	// X86MovzxRR and X86MovsxRR extend general register Args[1] (Size
+	// 1, 2 or 4, not a high-byte register) to Width (4 or 8).
+	X86MovzxRR // movzx reg, reg
+	X86MovsxRR // movsx/movsxd reg, reg
+	X86SetccR  // setcc reg8 (Cond; not a high-byte register)
+	X86CmovRR  // cmovcc reg, reg (Cond; Width 4 or 8)
 	// X86Jo … X86Jg are Jcc with the condition in the op (X86Jo + Cond).
 	X86Jo
 	X86Jno
@@ -316,6 +327,14 @@ func (op X86Op) Base() X86Op {
 		return [...]X86Op{X86Add, X86Sub, X86Cmp, X86And, X86Or, X86Xor, X86Test, X86Adc, X86Sbb}[(op-X86AddRR)/2]
 	case op == X86CmpMR || op == X86CmpMI || op == X86AluRM:
 		return X86Undefined // depends on Aux; use (*X86).BaseOp
+	case op == X86MovzxLd, op == X86MovzxRR:
+		return X86Movzx
+	case op == X86MovsxLd, op == X86MovsxRR:
+		return X86Movsx
+	case op == X86SetccR:
+		return X86Setcc
+	case op == X86CmovRR:
+		return X86Cmov
 	case op >= X86Jo && op <= X86Jg:
 		return X86Jcc
 	}
@@ -381,7 +400,7 @@ var x86OpNames = [...]string{
 // as their generic op.
 func (op X86Op) String() string {
 	switch {
-	case op >= X86MovRR && op <= X86SarRI, op >= X86Jo && op <= X86Jg:
+	case op >= X86MovRR && op <= X86SarRI, op >= X86MovzxLd && op <= X86CmovRR, op >= X86Jo && op <= X86Jg:
 		op = op.Base()
 	case op == X86AluRM:
 		return "alu-rm"

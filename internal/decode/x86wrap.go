@@ -986,15 +986,27 @@ func specializeX86(in *X86) {
 		in.Op = X86Jo + X86Op(in.Cond)
 		return
 	}
+	if in.Op == X86Setcc && in.NArgs == 1 {
+		if a := &in.Args[0]; a.Kind == ArgReg && a.Size == 1 && a.Flags == 0 {
+			in.Op = X86SetccR
+		}
+		return
+	}
 	if in.Lock || in.NArgs != 2 {
 		return
 	}
 	if in.Width != 4 && in.Width != 8 {
 		// Byte and word CMP and TEST write no register, so their
 		// specialised forms (operands masked to the width, lazy flags
-		// at the width) are exact at any width; the others would have
-		// to merge into the upper register bits.
-		if (in.Width != 1 && in.Width != 2) || (in.Op != X86Cmp && in.Op != X86Test) {
+		// at the width) are exact at any width; the shifts by an
+		// immediate merge their result into the register at 1 and 2
+		// bytes; the others would have to merge too.
+		if in.Width != 1 && in.Width != 2 {
+			return
+		}
+		switch in.Op {
+		case X86Cmp, X86Test, X86Shl, X86Shr, X86Sar:
+		default:
 			return
 		}
 	}
@@ -1014,12 +1026,27 @@ func specializeX86(in *X86) {
 		if in.Width == 8 {
 			cnt = uint64(in.Imm) & 63
 		}
-		if dReg && s.Kind == ArgImm && cnt != 0 {
+		// A byte or word shift by its width or more leaves CF and OF
+		// undefined on hardware: the generic op decides those.
+		if dReg && s.Kind == ArgImm && cnt != 0 && (in.Width >= 4 || cnt < 8*uint64(in.Width)) {
 			in.Imm = int64(cnt)
 			in.Op = X86ShlRI + in.Op - X86Shl
 			if in.Op > X86ShrRI {
 				in.Op = X86SarRI
 			}
+		}
+	case X86Movzx, X86Movsx:
+		if dReg && s.Size < in.Width && (s.Size == 1 || s.Size == 2 || s.Size == 4) {
+			switch s.Kind {
+			case ArgMem:
+				in.Op = X86MovzxLd + in.Op - X86Movzx
+			case ArgReg:
+				in.Op = X86MovzxRR + in.Op - X86Movzx
+			}
+		}
+	case X86Cmov:
+		if dReg && sReg {
+			in.Op = X86CmovRR
 		}
 	case X86Mov:
 		switch {

@@ -126,6 +126,9 @@ func RunNext(r *decode.X86) *decode.X86 {
 }
 
 // RunIndex returns the position of r in the run that starts at first.
+// The records of a run are one DecodeRun's consecutive records, whose Run
+// counts down by one from record to record, so the position is the
+// difference of the two counts (no division by the record size).
 func RunIndex(first, r *decode.X86) uint64 {
-	return uint64((uintptr(unsafe.Pointer(r)) - uintptr(unsafe.Pointer(first))) / unsafe.Sizeof(*r))
+	return uint64(first.Run) - uint64(r.Run)
 }

@@ -34,6 +34,18 @@ func TestX86DecodeRun(t *testing.T) {
 		}
 		in = RunNext(in)
 	}
+	// A run entered in the middle (a branch to its third instruction)
+	// counts from there: RunIndex is the distance between the records.
+	mid := p.At(0x400007)
+	for i, in := 0, mid; ; i++ {
+		if RunIndex(mid, in) != uint64(i) {
+			t.Fatalf("from %#x: record %#x index %d, want %d", mid.PC, in.PC, RunIndex(mid, in), i)
+		}
+		if in.Run == 0 {
+			break
+		}
+		in = RunNext(in)
+	}
 	if p.At(0x40000b) != nil {
 		t.Fatal("decoded past the ret")
 	}

@@ -9,15 +9,12 @@ import (
 // t.arg(0..5) returns, with one type switch instead of an interface call
 // per register (the syscall round trip's entry).
 func (t *Task) syscallArgs(a *arch) (args [6]uint64) {
+	r := &a.args
 	switch c := t.cpu.(type) {
-	case *amd64.CPU:
-		for i, r := range a.args {
-			args[i] = c.Reg(r)
-		}
+	case *amd64.CPU: // unrolled: no loop, no copy of a.args
+		return [6]uint64{c.Reg(r[0]), c.Reg(r[1]), c.Reg(r[2]), c.Reg(r[3]), c.Reg(r[4]), c.Reg(r[5])}
 	case *arm64.CPU:
-		for i, r := range a.args {
-			args[i] = c.Reg(r)
-		}
+		return [6]uint64{c.Reg(r[0]), c.Reg(r[1]), c.Reg(r[2]), c.Reg(r[3]), c.Reg(r[4]), c.Reg(r[5])}
 	default:
 		for i := range args {
 			args[i] = t.arg(i)

@@ -372,6 +372,32 @@ func (r *uRegs) TrapFlag() bool {
 	return false
 }
 
+// ReadUser and WriteUser are uprobes' optional fast path for the
+// thread's own copy_from_user/copy_to_user (the x86 return-address
+// hijack, the uretprobe trampoline's saved registers, emulated pushes):
+// the bytes go through the CPU's TLB when it holds the page
+// (vm.TLB.ReadUser), and false sends uprobes to the address space's
+// ReadAt/WriteAt.
+func (r *uRegs) ReadUser(b []byte, addr uint64) bool {
+	if c := r.x86; c != nil {
+		return c.TLB().ReadUser(b, addr)
+	}
+	if c := r.a64; c != nil {
+		return c.TLB().ReadUser(b, addr)
+	}
+	return false
+}
+
+func (r *uRegs) WriteUser(b []byte, addr uint64) bool {
+	if c := r.x86; c != nil {
+		return c.TLB().WriteUser(b, addr)
+	}
+	if c := r.a64; c != nil {
+		return c.TLB().WriteUser(b, addr)
+	}
+	return false
+}
+
 // Gen is the address space's mapping generation (vm.MM.Gen): uprobes'
 // per-thread hit cache (uprobes/hitcache.go) is valid while it is unchanged.
 func (a *uAddrSpace) Gen() uint64 { return a.mm.Gen() }

@@ -553,3 +553,48 @@ func (t *TLB) Atomic64(addr uint64) (ptr *uint64, ok bool) {
 	}
 	return (*uint64)(unsafe.Pointer(&d[addr&PageMask])), true
 }
+
+// ReadUser copies len(b) bytes at addr into b for the kernel side of the
+// owning thread (a copy_from_user the uprobe code makes for the thread
+// it runs on: the x86 return address, the uretprobe trampoline's saved
+// registers) when the whole range lies on one page this TLB holds a read
+// translation for. Otherwise it copies nothing and reports false, and
+// the caller takes MM.ReadAt's path, which gives the same answer the
+// slow way (faults, watched pages and pages never cached included).
+//
+// Only the owner calls it, outside Run: the access is bracketed by Enter
+// and Leave like guest execution, so that a shootdown (fork, a
+// copy-on-write copy in another thread) either waits for it or is seen
+// by Enter's resync, which drops every entry older than the change.
+func (t *TLB) ReadUser(b []byte, addr uint64) bool {
+	if len(b) == 0 || int(addr&PageMask)+len(b) > PageSize || t.inRun {
+		return false
+	}
+	t.Enter()
+	ok := false
+	if e := &t.r[(addr>>PageShift)&tlbMask]; e.tag == addr>>PageShift {
+		copy(b, e.data[addr&PageMask:])
+		ok = true
+	}
+	t.Leave()
+	return ok
+}
+
+// WriteUser is ReadUser's copy_to_user: it writes b at addr when the
+// range lies on one page this TLB holds a write translation for (never
+// a page holding predecoded code, a copy-on-write page or a watched one:
+// fill caches none of those), and reports false, writing nothing,
+// otherwise, for the caller to take MM.WriteAt's path.
+func (t *TLB) WriteUser(b []byte, addr uint64) bool {
+	if len(b) == 0 || int(addr&PageMask)+len(b) > PageSize || t.inRun {
+		return false
+	}
+	t.Enter()
+	ok := false
+	if e := &t.w[(addr>>PageShift)&tlbMask]; e.tag == addr>>PageShift {
+		copy(e.data[addr&PageMask:], b)
+		ok = true
+	}
+	t.Leave()
+	return ok
+}

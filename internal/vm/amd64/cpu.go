@@ -216,6 +216,10 @@ func (c *CPU) SetRFLAGS(f uint64) {
 // wmask is the all-ones value of a width in bytes (1, 2, 4, 8).
 var wmask = [17]uint64{1: 0xFF, 2: 0xFFFF, 4: 0xFFFFFFFF, 8: ^uint64(0), 16: ^uint64(0)}
 
+// wkeep is the part of a register a write at a width keeps: the upper
+// bits at 1 and 2 bytes (merged), nothing at 4 (zero-extended) and 8.
+var wkeep = [16]uint64{1: ^uint64(0xFF), 2: ^uint64(0xFFFF)}
+
 // getReg reads a general-register operand at its size.
 func (c *CPU) getReg(a *decode.X86Arg) uint64 {
 	return c.regs.GPR[a.Reg&15] >> (a.Shift & 63) & wmask[a.Size&15]

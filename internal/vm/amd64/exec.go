@@ -155,6 +155,59 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 				c.cmData(a, uint64(in.Width), false)
 			}
 			g[in.Args[0].Reg&15] = v
+		case decode.X86MovzxLd, decode.X86MovsxLd:
+			// MOVZX/MOVSX/MOVSXD r32/r64, m8/m16/m32.
+			a := c.ea0(&in.Args[1])
+			var v uint64
+			var ok bool
+			switch in.Args[1].Size {
+			case 1:
+				var v8 uint8
+				v8, ok = c.tlb.Load8(a)
+				v = uint64(v8)
+			case 2:
+				var v16 uint16
+				v16, ok = c.tlb.Load16(a)
+				v = uint64(v16)
+			default:
+				var v32 uint32
+				v32, ok = c.tlb.Load32(a)
+				v = uint64(v32)
+			}
+			if !ok {
+				res = xFault
+				goto except
+			}
+			if c.cm != nil {
+				c.cmData(a, uint64(in.Args[1].Size), false)
+			}
+			if in.Op == decode.X86MovsxLd {
+				sh := 64 - 8*uint(in.Args[1].Size)
+				v = uint64(int64(v<<sh)>>sh) & wmask[in.Width&15]
+			}
+			g[in.Args[0].Reg&15] = v
+		case decode.X86MovzxRR, decode.X86MovsxRR:
+			s := &in.Args[1]
+			v := g[s.Reg&15] & wmask[s.Size&15]
+			if in.Op == decode.X86MovsxRR {
+				sh := 64 - 8*uint(s.Size)
+				v = uint64(int64(v<<sh)>>sh) & wmask[in.Width&15]
+			}
+			g[in.Args[0].Reg&15] = v
+		case decode.X86SetccR:
+			var v uint64
+			if c.cond(in.Cond) {
+				v = 1
+			}
+			d := in.Args[0].Reg & 15
+			g[d] = g[d]&^0xFF | v
+		case decode.X86CmovRR:
+			d := in.Args[0].Reg & 15
+			v := g[d]
+			if c.cond(in.Cond) {
+				v = g[in.Args[1].Reg&15]
+			}
+			g[d] = v & wmask[in.Width&15] // a 32-bit CMOV zero-extends even when not taken
 		case decode.X86MovSt, decode.X86MovStI:
 			a := c.ea0(&in.Args[0])
 			v := uint64(in.Imm)
@@ -248,7 +301,7 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 				tmp, r = uint64(sa>>(cnt-1))&m, uint64(sa>>cnt)&m
 				c.lop = lfShr
 			}
-			g[d] = r
+			g[d] = g[d]&wkeep[in.Width&15] | r
 			c.lw, c.la, c.lr = in.Width, tmp, r
 		case decode.X86AluRM:
 			v, ok := c.load(c.ea0(&in.Args[1]), in.Width)
@@ -528,10 +581,15 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 			pc = uint64(in.Imm)
 			goto taken
 		case decode.X86CallInd:
-			t, ok := c.read(in, &in.Args[0])
-			if !ok {
-				res = xFault
-				goto except
+			var t uint64
+			if a := &in.Args[0]; a.Kind == decode.ArgReg && a.Size == 8 {
+				t = g[a.Reg&15] // call *%reg: no operand read
+			} else {
+				var ok bool
+				if t, ok = c.read(in, a); !ok {
+					res = xFault
+					goto except
+				}
 			}
 			sp := g[4] - 8
 			next = in.PC + uint64(in.Len)

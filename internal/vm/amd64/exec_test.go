@@ -233,6 +233,40 @@ func TestPreciseFaults(t *testing.T) {
 	}
 }
 
+// TestCallIndirectRegister: call *%reg (the loop reads the register
+// directly) and call *[mem] (the operand read), and a push fault that
+// leaves RSP and RIP at the call.
+func TestCallIndirectRegister(t *testing.T) {
+	// mov eax, tSentinel; call rax
+	c := newTestCPU(t, h("b800005000ffd0"), false)
+	e := runTest(t, c)
+	if e.Reason != vm.ExitBreakpoint || e.PC != tSentinel || c.SP() != tStackTop-16 {
+		t.Fatalf("call rax: exit %v pc %#x sp %#x", e.Reason, e.PC, c.SP())
+	}
+	var b [8]byte
+	if err := c.MM().Peek(b[:], tStackTop-16); err != nil || binary.LittleEndian.Uint64(b[:]) != tCode+7 {
+		t.Fatalf("return address %x (%v)", b, err)
+	}
+	// mov r9, tSentinel; call r9 with an unmapped stack: precise fault.
+	c = newTestCPU(t, h("49c7c100005000"+"41ffd1"), false)
+	c.SetSP(0x1000)
+	e = runTest(t, c)
+	if e.Reason != vm.ExitFault || e.PC != tCode+7 || c.SP() != 0x1000 {
+		t.Fatalf("call r9, bad stack: exit %v pc %#x sp %#x", e.Reason, e.PC, c.SP())
+	}
+	// call [rdi] with rdi pointing at tSentinel's address.
+	c = newTestCPU(t, h("ff17"), false)
+	binary.LittleEndian.PutUint64(b[:], tSentinel)
+	if err := c.MM().Poke(b[:], tData); err != nil {
+		t.Fatal(err)
+	}
+	c.SetReg(7, tData)
+	e = runTest(t, c)
+	if e.Reason != vm.ExitBreakpoint || e.PC != tSentinel || c.SP() != tStackTop-16 {
+		t.Fatalf("call [rdi]: exit %v pc %#x sp %#x", e.Reason, e.PC, c.SP())
+	}
+}
+
 func TestStep(t *testing.T) {
 	c := newTestCPU(t, h("b801000000bb02000000b903000000"), false)
 	for i, want := range []uint64{tCode + 5, tCode + 10, tCode + 15} {

@@ -1,0 +1,64 @@
+package vm
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestTLBUserAccess: ReadUser and WriteUser (uprobes' copy_from_user /
+// copy_to_user fast path) copy only through translations the TLB holds
+// for the current generation, never across a page, and leave the TLB
+// outside guest execution; every other case reports false and touches
+// nothing, for the caller's MM path.
+func TestTLBUserAccess(t *testing.T) {
+	mm := NewMM()
+	require.NoError(t, mm.Map(VMA{Start: 0x10000, End: 0x12000, Prot: ProtRead | ProtWrite}))
+	tlb := NewTLB(mm)
+	var b [8]byte
+
+	// Cold TLB: nothing cached, so both report false.
+	require.False(t, tlb.ReadUser(b[:], 0x10100))
+	require.False(t, tlb.WriteUser(b[:], 0x10100))
+
+	// The guest's own store caches both sides of the page.
+	require.True(t, tlb.Store64(0x10100, 0x1122334455667788))
+	require.True(t, tlb.ReadUser(b[:], 0x10100))
+	require.Equal(t, [8]byte{0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11}, b)
+	require.True(t, tlb.WriteUser([]byte{1, 2, 3, 4, 5, 6, 7, 8}, 0x10100))
+	v, ok := tlb.Load64(0x10100)
+	require.True(t, ok)
+	require.Equal(t, uint64(0x0807060504030201), v)
+	require.Zero(t, tlb.active.Load(), "left the TLB announced as executing")
+
+	// A range running off the cached page is refused, even though the
+	// next page is mapped (MM's path splits it).
+	require.False(t, tlb.ReadUser(b[:], 0x10ffc))
+	require.False(t, tlb.WriteUser(b[:], 0x10ffc))
+	require.False(t, tlb.ReadUser(nil, 0x10100))
+
+	// mprotect read-only: the generation moves, the write entry goes.
+	require.NoError(t, mm.Protect(0x10000, 0x11000, ProtRead))
+	require.False(t, tlb.WriteUser(b[:], 0x10100))
+	require.True(t, tlb.Load8Ok(0x10100))
+	require.True(t, tlb.ReadUser(b[:], 0x10100))
+	require.False(t, tlb.WriteUser(b[:], 0x10100), "wrote a read-only page")
+
+	// Fork makes the page copy-on-write: the parent's cached write
+	// translation must not be used, or the child would see the store.
+	require.NoError(t, mm.Protect(0x10000, 0x11000, ProtRead|ProtWrite))
+	require.True(t, tlb.Store64(0x10100, 42))
+	child, err := mm.Fork()
+	require.NoError(t, err)
+	require.False(t, tlb.WriteUser([]byte{9, 9, 9, 9, 9, 9, 9, 9}, 0x10100))
+	require.NoError(t, child.ReadAt(b[:], 0x10100))
+	require.Equal(t, [8]byte{42}, b)
+
+	// Unmapped: the read entry goes with the mapping.
+	require.True(t, tlb.Load8Ok(0x11000))
+	mm.Unmap(0x11000, 0x12000)
+	require.False(t, tlb.ReadUser(b[:], 0x11000))
+}
+
+// Load8Ok is Load8's ok, for the test above.
+func (t *TLB) Load8Ok(addr uint64) bool { _, ok := t.Load8(addr); return ok }
