@@ -329,6 +329,10 @@ type MM struct {
 	// Sync; fork and copy-on-write copies also wait for the other CPUs
 	// to resync (shootdown).
 	gen atomic.Uint64
+	// codeGen is the generation of the last page gaining predecoded
+	// code (CodePage); the fetching CPU shoots the others' write entries
+	// down (TLB.SyncCode).
+	codeGen atomic.Uint64
 
 	// tlbMu protects tlbs, the translation caches of the CPUs executing
 	// in this address space (weak: an exited thread's TLB is collected).
@@ -1049,8 +1053,9 @@ func (m *MM) CodePage(pc uint64) (*Page, *Fault) {
 	if !p.hasCode.Load() {
 		p.hasCode.Store(true)
 		// Drop every TLB's write entry for this page: stores must now take
-		// the slow path that bumps CodeVersion.
-		m.gen.Add(1)
+		// the slow path that bumps CodeVersion. The fetching CPU waits
+		// for the others (TLB.SyncCode).
+		m.codeGen.Store(m.gen.Add(1))
 	}
 	return p, nil
 }

@@ -27,8 +27,9 @@ import (
 //
 // Invalidation: every munmap/mprotect, and every page that gains
 // predecoded code, bumps MM.gen. Sync compares and flushes; the CPU calls
-// it on entry to Run (Enter), after filling its instruction cache and on
-// every TLB miss. A thread that unmaps memory another thread is using
+// it on entry to Run (Enter), after filling its instruction cache
+// (SyncCode, which also shoots down the other CPUs' write entries of a
+// page that became code) and on every TLB miss. A thread that unmaps memory another thread is using
 // sees the change at that thread's next exit at the latest.
 //
 // Shootdown: fork (pages become copy-on-write) and a copy-on-write copy
@@ -44,6 +45,9 @@ import (
 type TLB struct {
 	mm  *MM
 	gen uint64
+	// codeSeen is the MM.codeGen this TLB's owner last shot down for
+	// (SyncCode). Owner-only.
+	codeSeen uint64
 	r   [tlbSize]tlbEntry
 	w   [tlbSize]tlbEntry
 	// Fault holds the fault of the last failed access.
@@ -112,6 +116,23 @@ func (t *TLB) flush(g uint64) {
 func (t *TLB) Sync() {
 	if g := t.mm.gen.Load(); t.gen != g {
 		t.flush(g)
+	}
+}
+
+// SyncCode is Sync after an instruction fetch went to the address space
+// (MM.CodePage, on a miss of the CPU's decoded-page cache). When a page
+// has gained predecoded code since this TLB last looked, another CPU of
+// the address space may still hold a write entry for it, whose stores
+// would bypass CodeVersion: a writer thread that filled the page before
+// it was first executed would then rewrite it after a handover without
+// the executing thread ever seeing the new code. The fetching CPU waits
+// until every other one has resynced (a shootdown; once per page that
+// becomes code), after dropping its own entries.
+func (t *TLB) SyncCode() {
+	t.Sync()
+	if g := t.mm.codeGen.Load(); g > t.codeSeen {
+		t.codeSeen = g
+		t.mm.shootdown(t, g)
 	}
 }
 

@@ -49,7 +49,7 @@ func (c *CPU) page(pc uint64) (*icache.X86Page, *vm.Fault) {
 	if f != nil {
 		return nil, f
 	}
-	c.tlb.Sync()
+	c.tlb.SyncCode()
 	*slot = p
 	return p, nil
 }

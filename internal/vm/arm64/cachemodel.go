@@ -273,7 +273,7 @@ func (c *CPU) cmZVA(addr uint64) bool {
 // afresh.
 func (c *CPU) redecodePage(pc uint64) (*icache.A64Page, *vm.Fault) {
 	in, _, f := c.cache.DecodeOne(c.mm, pc)
-	c.tlb.Sync()
+	c.tlb.SyncCode()
 	if f != nil {
 		return nil, f
 	}
@@ -314,7 +314,7 @@ func (c *CPU) cmPage(pc uint64) (*icache.A64Page, *vm.Fault) {
 		return p, nil
 	}
 	p, f := c.cache.Lookup(c.mm, pc)
-	c.tlb.Sync()
+	c.tlb.SyncCode()
 	if f != nil {
 		return nil, f
 	}

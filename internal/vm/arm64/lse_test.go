@@ -166,7 +166,17 @@ func TestLSEParallel(t *testing.T) {
 		c.SetReg(2, tData)
 		c.SetReg(3, tData+0x100)
 		c.SetReg(4, iters)
-		go func() { done <- c.Run(1 << 40) }()
+		go func() {
+			// Run may return early: another CPU's first fetch of the
+			// code page interrupts the others (TLB.SyncCode's
+			// shootdown), and the task loop just runs again.
+			for {
+				if e := c.Run(1 << 40); e.Reason != vm.ExitBudget {
+					done <- e
+					return
+				}
+			}
+		}()
 	}
 	for i := 0; i < cpus; i++ {
 		if e := <-done; e.Reason != vm.ExitBreakpoint {

@@ -75,7 +75,7 @@ func (c *CPU) page(pc uint64) (*icache.A64Page, *vm.Fault) {
 		return p, nil
 	}
 	p, f := c.cache.Lookup(c.mm, pc)
-	c.tlb.Sync()
+	c.tlb.SyncCode()
 	if f != nil {
 		*slot = nil
 		return nil, f
