@@ -48,8 +48,8 @@ type TLB struct {
 	// codeSeen is the MM.codeGen this TLB's owner last shot down for
 	// (SyncCode). Owner-only.
 	codeSeen uint64
-	r   [tlbSize]tlbEntry
-	w   [tlbSize]tlbEntry
+	r        [tlbSize]tlbEntry
+	w        [tlbSize]tlbEntry
 	// Fault holds the fault of the last failed access.
 	Fault Fault
 
