@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"encoding/binary"
 	"fmt"
 	"runtime"
 	"strings"
@@ -313,5 +314,45 @@ func TestFakeFDTable(t *testing.T) {
 			"prlimit 0",
 			"dup 4 5 " + fmt.Sprint(-int64(EMFILE)),
 		}, log.get())
+	})
+}
+
+// TestFakeSocketEMFILE: a socket whose descriptor cannot be installed
+// (RLIMIT_NOFILE) is released, as sock_alloc_file's failure path does:
+// it neither stays in the stack's table of live sockets (sockstat,
+// /proc/net/unix) nor holds a name.
+func TestFakeSocketEMFILE(t *testing.T) {
+	const (
+		fkPath = fakeData + 0x700 // "/proc/net/sockstat\0"
+		fkBuf  = fakeData + 0x800 // read buffer (256 bytes)
+	)
+	bothArches(t, func(t *testing.T, a *arch) {
+		log := &fakeLog{}
+		runFake(t, a, Options{Deterministic: true}, func(g *fakeGuest) {
+			path := []byte("/proc/net/sockstat\x00\x00\x00\x00\x00\x00")
+			for i := 0; i+8 <= len(path); i += 8 {
+				g.store64(fkPath+uint64(i), binary.LittleEndian.Uint64(path[i:]))
+			}
+			g.store64(fkRlimit, 4)
+			g.store64(fkRlimit+8, 64)
+			g.sys("prlimit64", 0, rlimNofile, fkRlimit, 0)
+			log.add("socket %d %d %d", g.sys("socket", afUNIX, sockSTREAM, 0),
+				g.sys("socket", afUNIX, sockSTREAM, 0), g.sys("socket", afINET, sockDGRAM, 0))
+			g.store64(fkRlimit, 64)
+			g.sys("prlimit64", 0, rlimNofile, fkRlimit, 0)
+			cwd := int64(atFDCWD)
+			fd := g.sys("openat", uint64(cwd), fkPath, 0)
+			n := g.sys("read", uint64(fd), fkBuf, 256)
+			var b []byte
+			for i := int64(0); i < n; i += 8 {
+				var w [8]byte
+				binary.LittleEndian.PutUint64(w[:], g.load64(fkBuf+uint64(i)))
+				b = append(b, w[:]...)
+			}
+			first, _, _ := strings.Cut(string(b[:max(n, 0)]), "\n")
+			log.add("%s", first)
+			g.sys("exit_group", 0)
+		})
+		require.Equal(t, []string{"socket 3 " + fmt.Sprint(-int64(EMFILE)) + " " + fmt.Sprint(-int64(EMFILE)), "sockets: used 1"}, log.get())
 	})
 }
