@@ -326,9 +326,9 @@ func (s *sock) pollLocked() uint16 {
 		if len(s.rq) > 0 || s.shutRd {
 			rev |= pollIN
 		}
-		if s.raw != nil && s.shutRd {
-			// datagram_poll: RCV_SHUTDOWN is EPOLLRDHUP too, both
-			// directions EPOLLHUP.
+		if s.shutRd {
+			// datagram_poll (UDP, raw, AF_UNIX datagram): RCV_SHUTDOWN
+			// is EPOLLRDHUP too, both directions EPOLLHUP.
 			rev |= pollRDHUP
 			if s.shutWr {
 				rev |= pollHUP
@@ -703,9 +703,10 @@ func (s *sock) recv(t *Task, f *openFile, n int, flags int) (recvResult, Errno) 
 			ns.mu.Unlock()
 			return r, e
 		}
-		if s.raw != nil && nonblock {
-			// __skb_recv_datagram: with no time to wait the empty
-			// queue is EAGAIN before the shutdown is looked at.
+		if !s.connOriented() && nonblock {
+			// __skb_recv_datagram (UDP, raw, AF_UNIX datagram): with no
+			// time to wait the empty queue is EAGAIN before the
+			// shutdown is looked at.
 			ns.mu.Unlock()
 			return r, EAGAIN
 		}
@@ -1256,9 +1257,10 @@ func sysShutdown(t *Task, a [6]uint64) uint64 {
 	ns := s.ns
 	ns.mu.Lock()
 	defer ns.mu.Unlock()
-	if s.raw != nil && !s.raw.connected {
-		// inet_shutdown on a TCP_CLOSE socket: ENOTCONN, but the
-		// shutdown is recorded (to wake pollers).
+	if s.raw != nil && !s.raw.connected || s.isUDP() && !s.hasPeer {
+		// inet_shutdown on a TCP_CLOSE socket (an unconnected UDP or
+		// raw one): ENOTCONN, but the shutdown is recorded (to wake
+		// pollers).
 		s.shutRd = s.shutRd || how != shutWR
 		s.shutWr = s.shutWr || how != shutRD
 		s.notifyLocked()
