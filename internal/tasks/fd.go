@@ -116,6 +116,13 @@ func (t *fdTable) max() int32 {
 	return 1024
 }
 
+// hasFree reports whether alloc would find a descriptor now.
+func (t *fdTable) hasFree() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.fds) < int(t.max())
+}
+
 // alloc installs f at the lowest free descriptor ≥ min.
 func (t *fdTable) alloc(f *openFile, min int32, cloexec bool) (int32, Errno) {
 	t.mu.Lock()

@@ -1152,6 +1152,11 @@ func sysAccept4(t *Task, a [6]uint64) uint64 {
 	if !s.connOriented() {
 		return errRet(EOPNOTSUPP)
 	}
+	if !t.tg.fds.hasFree() {
+		// do_accept takes the descriptor before it waits for a
+		// connection: at the limit, EMFILE, and the queue is untouched.
+		return errRet(EMFILE)
+	}
 	ns := s.ns
 	for {
 		ns.mu.Lock()

@@ -502,6 +502,9 @@ func hostAccept4(t *Task, a [6]uint64) (uint64, bool) {
 	if flags&^(sockNONBLOCK|sockCLOEXEC) != 0 {
 		return errRet(EINVAL), true
 	}
+	if !t.tg.fds.hasFree() {
+		return errRet(EMFILE), true // before the host's accept takes a connection
+	}
 	name := make([]byte, 128)
 	rcvTimeo, _ := h.timeouts()
 	for {
