@@ -751,6 +751,14 @@ func (m *Model) FetchRange(start, end, n uint64) {
 	c := m.I
 	c.Stats.Accesses += n
 	l, last := start>>c.lineShift, (end-1)>>c.lineShift
+	// n instructions of at most 15 bytes (x86; arm64's are 4) touch at
+	// most this many lines. An end beyond it is not the run's: the run
+	// left through a control transfer whose target is the exit's pc (a
+	// jump to a wild address that faults), and without the bound the
+	// loop below walks the address space (a hang FuzzRunX86 found).
+	if maxLines := (15*n)>>c.lineShift + 2; n < 1<<40 && last-l > maxLines {
+		last = l + maxLines
+	}
 	if l+1 == c.last { // the block starts in the line the last one ended in
 		l++
 	}

@@ -231,3 +231,21 @@ func TestSystemRegisterValues(t *testing.T) {
 		t.Errorf("CTR %#x want %#x, DCZID %#x", m.CTR(), want, m.DCZID())
 	}
 }
+
+// TestFetchRangeWildEnd: a run that left through a jump to a wild address
+// (the exit's pc, far above the run) touches only the lines its
+// instructions can span; before, FetchRange walked every line up to the
+// target (FuzzRunX86 hung in the cache model).
+func TestFetchRangeWildEnd(t *testing.T) {
+	m := NewModel(DefaultModelConfig())
+	m.FetchRange(0x400000, 0xffff800000000000, 3)
+	if s := m.I.Stats; s.Accesses != 3 || s.Misses > 3 {
+		t.Errorf("accesses %d misses %d, want 3 and at most 3 lines", s.Accesses, s.Misses)
+	}
+	// A contiguous run is accounted as before: 2 lines of 64 bytes.
+	m = NewModel(DefaultModelConfig())
+	m.FetchRange(0x400030, 0x400050, 8)
+	if s := m.I.Stats; s.Misses != 2 {
+		t.Errorf("contiguous run: %d misses, want 2", s.Misses)
+	}
+}
