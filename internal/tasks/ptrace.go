@@ -237,11 +237,6 @@ func (t *Task) sysPtrace(req int64, pid int32, addr, data uint64) uint64 {
 		mode := map[int64]int{ptraceCONT: ptResumeCont, ptraceSYSCALL: ptResumeSyscall,
 			ptraceSINGLESTEP: ptResumeStep, ptraceDETACH: ptResumeCont}[req]
 		ps.mu.Lock()
-		if ps.why != ptStopSignal && req != ptraceDETACH {
-			// Linux delivers a signal given at a syscall or event
-			// stop as if sent then (ptrace_resume: exit_code).
-			ps.why = ptStopSignal
-		}
 		ps.resume, ps.sig, ps.stopped = mode, int(data), false
 		if req == ptraceDETACH {
 			ps.detached = true
@@ -411,6 +406,10 @@ func (t *Task) syscallTraced() (stop bool, sc syscallResult, restartable bool) {
 		if t.killed.Load() {
 			return true, sc, false
 		}
+		t.ptraceResumeSignal(ps)
+		ps.mu.Lock()
+		stopSys = ps.resume == ptResumeSyscall // PTRACE_CONT here: no exit stop
+		ps.mu.Unlock()
 		if t.fatalPending() {
 			skip = true // killed at the entry stop: the syscall never runs
 		}
@@ -447,6 +446,7 @@ func (t *Task) syscallTraced() (stop bool, sc syscallResult, restartable bool) {
 		ps.mu.Unlock()
 		if ev {
 			t.ptraceStop(ps, ptStopEvent, 0x7f|uint32(signals.SIGTRAP)<<8|ptraceEventExec<<16, signals.KernelInfo(signals.SIGTRAP))
+			t.ptraceResumeSignal(ps)
 		} else {
 			t.tg.sendSignal(signals.KillInfo(signals.SIGTRAP, signals.SI_USER, 0, 0), t)
 		}
@@ -457,6 +457,7 @@ func (t *Task) syscallTraced() (stop bool, sc syscallResult, restartable bool) {
 		ps.mu.Unlock()
 		t.ptraceStop(ps, ptStopSyscallExit, 0x7f|trap<<8, signals.KernelInfo(signals.SIGTRAP))
 		stop = t.killed.Load()
+		t.ptraceResumeSignal(ps)
 	}
 	ps.mu.Lock()
 	ps.origNr = -1
@@ -738,6 +739,19 @@ func (t *Task) ptraceExitEvent(st uint32) {
 	ps.mu.Unlock()
 	if on {
 		t.ptraceStop(ps, ptStopEvent, 0x7f|uint32(signals.SIGTRAP)<<8|ptraceEventExit<<16, signals.KernelInfo(signals.SIGTRAP))
+	}
+}
+
+// ptraceResumeSignal sends the signal the tracer resumed a syscall or
+// event stop with to the thread (ptrace_report_syscall's send_sig of
+// exit_code); a signal-delivery-stop's is delivered by ptraceGetSignal.
+func (t *Task) ptraceResumeSignal(ps *ptraceState) {
+	ps.mu.Lock()
+	sig := ps.sig
+	ps.sig = 0
+	ps.mu.Unlock()
+	if sig != 0 {
+		t.tg.sendSignal(signals.KernelInfo(signals.Signal(sig)), t) // send_sig(…, 1): SI_KERNEL
 	}
 }
 

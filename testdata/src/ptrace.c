@@ -4,7 +4,8 @@
 // with PTRACE_PEEKDATA, a return value changed with PTRACE_SETREGSET, a
 // variable changed with PTRACE_POKEDATA, signal-delivery-stops where the
 // tracer passes one signal on (the handler runs), suppresses another and
-// replaces a third, PTRACE_GETSIGINFO, PTRACE_SINGLESTEP, and
+// replaces a third, a signal given when resuming a syscall-exit-stop
+// (delivered: the handler runs), PTRACE_GETSIGINFO, PTRACE_SINGLESTEP, and
 // PTRACE_KILL. Only the child's syscalls after its marker (getppid) are
 // shown, so glibc's start-up does not enter the output.
 #define _GNU_SOURCE
@@ -181,6 +182,8 @@ int main(int argc, char **argv)
 					printf(" sig %llu", (unsigned long long)si.entry.args[1]);
 				printf("\n");
 			} else if (si.op == PTRACE_SYSCALL_INFO_EXIT && seen) {
+				if (last == SYS_write && si.exit.rval == 15)
+					sig = SIGUSR1; // "child: exiting": a signal given at a syscall stop is delivered
 				if (last == SYS_getpid || last == SYS_getppid)
 					printf("tracer: exit %s (info size %ld)\n",
 					       si.exit.rval == (last == SYS_getpid ? pid : getpid()) ? "the pid" : "a wrong pid", n);
