@@ -234,8 +234,13 @@ func (t *Task) sysPtrace(req int64, pid int32, addr, data uint64) uint64 {
 		if data > nSig {
 			return errRet(EIO)
 		}
-		mode := map[int64]int{ptraceCONT: ptResumeCont, ptraceSYSCALL: ptResumeSyscall,
-			ptraceSINGLESTEP: ptResumeStep, ptraceDETACH: ptResumeCont}[req]
+		mode := ptResumeCont // CONT, DETACH
+		switch req {
+		case ptraceSYSCALL:
+			mode = ptResumeSyscall
+		case ptraceSINGLESTEP:
+			mode = ptResumeStep
+		}
 		ps.mu.Lock()
 		ps.resume, ps.sig, ps.stopped = mode, int(data), false
 		if req == ptraceDETACH {
@@ -308,7 +313,9 @@ func (t *Task) ptraceStop(ps *ptraceState, why int, status uint32, info signals.
 	ps.mu.Unlock()
 	tracer := ps.tracer
 	k := t.tg.k
-	k.event("%d ptrace stop %#x", t.tid, status)
+	if k.tracing() { // no boxing of the arguments untraced
+		k.event("%d ptrace stop %#x", t.tid, status)
+	}
 	k.procMu.Lock()
 	close(tracer.proc.childEvent)
 	tracer.proc.childEvent = make(chan struct{})

@@ -1174,9 +1174,8 @@ func sysAccept4(t *Task, a [6]uint64) uint64 {
 			}
 			addr := c.remote.encode()
 			ns.mu.Unlock()
-			fd, e := t.installSock(c, flags)
+			fd, e := t.installSock(c, flags) // releases c on failure
 			if e != 0 {
-				c.release()
 				return errRet(e)
 			}
 			if e := t.putSockaddr(a[1], a[2], addr); e != 0 {
