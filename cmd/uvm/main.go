@@ -90,6 +90,7 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, rp *re
 		traceOut  = fl.String("trace", "", "write one line per event (syscalls with arguments and results, thread start/exit, signals, exit) to FILE ('-' for stderr)")
 		straceOut = fl.String("strace", "", "same as --trace")
 		traceHash = fl.Bool("trace-hash", false, "print a SHA-256 over the event stream and the final state at exit (stderr)")
+		slowTraps = fl.Bool("slow-traps", false, "leave the CPU loop at every syscall and breakpoint (no kernel fast path; the same run, slower: for comparisons)")
 		cpuModel  = fl.String("cpu", "", "CPU model (default: x86-64-v3 for x86-64 guests, max for arm64): x86-64: x86-64-v3 (AVX, AVX2, FMA, F16C, XSAVE) or x86-64-v2 (SSE4.2); arm64: max (everything uvm implements), armv8.0, armv8.1, armv8.2 (8.1 + FP16) or neoverse-n1; CPUID or HWCAP/ID registers, /proc/cpuinfo, glibc's ifunc choice and the signal frame follow it, and instructions outside the model raise SIGILL")
 		det       = fl.Bool("det", false, "deterministic mode: one runnable thread at a time, fixed quanta, virtual time, seeded randomness")
 		model     = fl.String("model", "", "with --det: run every thread on a virtual CPU of this machine (kunpeng916, xeon-80, kvm-32, laptop-8 or a file); --stats prints cycles, IPC and the modelled lock table")
@@ -166,7 +167,7 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, rp *re
 	}
 	opts := tasks.Options{Root: *root, Chroot: *chroot, Env: env, Stdin: stdin, Stdout: stdout, Stderr: stderr, Log: stderr,
 		Deterministic: *det || *chaos, Chaos: *chaos, Seed: *seed, Quantum: *quantum, NsPerInsn: *nsPerInsn,
-		TraceHash: *traceHash, CPUModel: *cpuModel}
+		TraceHash: *traceHash, CPUModel: *cpuModel, SlowTraps: *slowTraps}
 	lim, lerr := limitFl.limits()
 	if lerr != nil {
 		fmt.Fprintf(stderr, "uvm run: %v\n", lerr)

@@ -51,6 +51,10 @@ type Options struct {
 	// TraceInsn, when set, receives the register state before every
 	// instruction in shared/tools/qemu-trace format (single-steps the CPU).
 	TraceInsn io.Writer
+	// SlowTraps turns off the kernel's fast path (fastpath.go): every
+	// syscall and breakpoint trap then returns from the CPU's Run to the
+	// thread's run loop. For comparing the two ways in tests.
+	SlowTraps bool
 	// Cwd is the initial working directory (default: the host's).
 	Cwd string
 	// Random, when non-nil, supplies AT_RANDOM and getrandom bytes
@@ -494,8 +498,16 @@ func (k *Kernel) WriteStats(w io.Writer, tgs ...*ThreadGroup) {
 	}
 	if k.det != nil {
 		k.det.mu.Lock()
-		fmt.Fprintf(w, "  context switches: %d\n  virtual time: %d ns\n", k.det.switches, k.det.vclock)
+		switches, vclock := k.det.switches, k.det.vclock
 		k.det.mu.Unlock()
+		if len(tgs) > 0 {
+			select {
+			case <-tgs[0].done: // as the process ended, deterministically
+				switches, vclock = tgs[0].detSwitches, tgs[0].detVclock
+			default:
+			}
+		}
+		fmt.Fprintf(w, "  context switches: %d\n  virtual time: %d ns\n", switches, vclock)
 	}
 	if k.opts.CacheModel != nil {
 		k.opts.CacheModel.WriteStats(w)

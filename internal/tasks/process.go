@@ -722,6 +722,7 @@ func (t *Task) sysExecve(dirfd int32, pathAddr, argvAddr, envpAddr, flags uint64
 	t.clearChildTID = 0
 	t.setupClock()
 	t.setupArchCPU()
+	t.installTrapHandler()
 	t.execCreds()
 	if oldUMM != nil {
 		shared := tg.proc.vforkDone != nil

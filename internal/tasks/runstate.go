@@ -153,19 +153,7 @@ func (t *Task) stateApp(rc *runCtx) runState {
 	default:
 		ex = t.runSampled(budget)
 	}
-	t.account()
-	if t.vc != nil {
-		t.timingExit(ex.Reason)
-	}
-	if k.det == nil && k.vdso != nil {
-		if t.vvarSkip <= 0 || ex.Reason == vm.ExitBudget {
-			t.vvarSkip = vvarRefreshExits
-			k.refreshVvar()
-		} else {
-			t.vvarSkip--
-		}
-	}
-	t.cpuTimerTick()
+	t.exitAccounting(k, ex.Reason)
 	if k.det != nil {
 		t.sliceLeft -= int64(t.cpu.Retired() - before)
 		if t.sliceLeft <= 0 && !(ex.Reason == vm.ExitStep && stepping) {
@@ -175,6 +163,25 @@ func (t *Task) stateApp(rc *runCtx) runState {
 	}
 	rc.ex, rc.stepping = ex, stepping
 	return stateExit
+}
+
+// exitAccounting is what every exit from the guest's code does before
+// its cause is handled (also on the fast path, fastpath.go): the virtual
+// clock, the timing model, the vvar page, CPU-time timers.
+func (t *Task) exitAccounting(k *Kernel, reason vm.ExitReason) {
+	t.account()
+	if t.vc != nil {
+		t.timingExit(reason)
+	}
+	if k.det == nil && k.vdso != nil {
+		if t.vvarSkip <= 0 || reason == vm.ExitBudget {
+			t.vvarSkip = vvarRefreshExits
+			k.refreshVvar()
+		} else {
+			t.vvarSkip--
+		}
+	}
+	t.cpuTimerTick()
 }
 
 // toUser is the state after an exit that needs no more work of its own:
@@ -196,6 +203,9 @@ func alive(ok bool) runState {
 
 // stateExit handles the CPU's exit.
 func (t *Task) stateExit(rc *runCtx) runState {
+	if st, ok := t.takeTrapWork(rc); ok { // the fast path began this exit (fastpath.go)
+		return st
+	}
 	ex, stepping := rc.ex, rc.stepping
 	switch ex.Reason {
 	case vm.ExitBudget, vm.ExitStep:

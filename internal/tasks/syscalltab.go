@@ -17,6 +17,7 @@ type syscallEntry struct {
 	name    string         // names[nr]; "" when the arch has no such syscall
 	handler syscallHandler // sysCallTable[no], else namedSyscalls[name]; nil: ENOSYS
 	byName  bool           // handler came from namedSyscalls (counted by name in --stats)
+	inLoop  bool           // may run on the fast path, inside the CPU's Run (fastpath.go)
 }
 
 // maxDenseSyscall bounds the dense per-arch tables (both arches' numbers
@@ -67,6 +68,7 @@ func (a *arch) lookupSyscall(nr uint64) syscallEntry {
 	if e.handler == nil && namedSyscalls[name] != nil {
 		e.handler, e.byName = namedSyscalls[name], true
 	}
+	e.inLoop = inLoop(no, e.handler)
 	return e
 }
 

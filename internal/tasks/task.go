@@ -194,6 +194,12 @@ type ThreadGroup struct {
 	live sync.WaitGroup // running tasks
 	done chan struct{}  // closed when the last task exits
 	once sync.Once
+	// detSwitches and detVclock are the deterministic scheduler's context
+	// switches and virtual time when the last task exited (set before
+	// done is closed; --stats reports them, so that the report does not
+	// depend on whether the exiting thread has passed the baton yet).
+	detSwitches uint64
+	detVclock   int64
 }
 
 // Pid returns the thread group id.
@@ -290,6 +296,12 @@ type Task struct {
 	// lastIMiss, lastDMiss are the cache model's miss counts at the
 	// thread's previous profile sample.
 	lastIMiss, lastDMiss uint64
+	// trapWork is what the fast path (fastpath.go) left to the run loop
+	// with a TrapLeave, and trapSC the syscall it handled when trapHasSC
+	// (owned by the thread's goroutine).
+	trapWork  trapWork
+	trapSC    syscallResult
+	trapHasSC bool
 	// sliceLeft is what remains of the thread's deterministic quantum.
 	sliceLeft int64
 	// detClean: the thread yielded the baton between two instructions
@@ -316,6 +328,7 @@ func (tg *ThreadGroup) newTask(cpu vm.CPU, tid int32) *Task {
 	t.newUtask()
 	tg.k.attachTiming(t)
 	t.setupArchCPU() // after attachTiming: the modelled CPU is the vcpu
+	t.installTrapHandler()
 	tg.k.threads.Add(1)
 	tg.k.loadChange(1)
 	tg.mu.Lock()
@@ -607,6 +620,11 @@ func (t *Task) exited() {
 			}
 			tg.mm.DropUser(true)
 			tg.groupExited()
+			if d := tg.k.det; d != nil {
+				d.mu.Lock()
+				tg.detSwitches, tg.detVclock = d.switches, d.vclock
+				d.mu.Unlock()
+			}
 			close(tg.done)
 		})
 	}

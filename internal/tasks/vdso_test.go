@@ -25,7 +25,7 @@ func TestVDSOMatchesSyscall(t *testing.T) {
 	for _, arch := range []vm.Arch{vm.ArchAMD64, vm.ArchARM64} {
 		name := map[vm.Arch]string{vm.ArchAMD64: "amd64", vm.ArchARM64: "arm64"}[arch]
 		t.Run(name, func(t *testing.T) {
-			k := NewKernel(Options{Deterministic: true, NsPerInsn: 3})
+			k := NewKernel(Options{Deterministic: true, NsPerInsn: 3, SlowTraps: true}) // the test drives Run and sees each syscall exit
 			task, err := k.load("../../testdata/bin/"+name+"/hello", []string{"hello"})
 			if err != nil {
 				t.Fatal(err)

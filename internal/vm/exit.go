@@ -105,3 +105,39 @@ type CPU interface {
 	// TraceLine formats the register state like shared/tools/qemu-trace.
 	TraceLine() string
 }
+
+// TrapAction is a TrapHandler's answer.
+type TrapAction uint8
+
+const (
+	// TrapExit: nothing was done; Run returns the exit as without a
+	// handler.
+	TrapExit TrapAction = iota
+	// TrapResume: the trap was handled and nothing is pending; execution
+	// goes on at the CPU's PC without leaving Run.
+	TrapResume
+	// TrapLeave: the trap was handled and work is pending (a signal, a
+	// stop, the thread's end); Run returns ExitBudget at the CPU's PC.
+	TrapLeave
+)
+
+// TrapHandler is the kernel's fast way back to user mode: Linux returns
+// from a syscall or a breakpoint trap straight to the interrupted code
+// when no thread flag asks for work on the way out (syscall_exit_to_user_mode,
+// irqentry_exit_to_user_mode). A CPU with a handler (SetTrapHandler) calls
+// Trap at a SYSCALL/SVC or INT3/BRK instead of returning from Run, so the
+// caller's run loop is not unwound and re-entered for each call. It never
+// does so from Step, when the budget is used up by the trapping
+// instruction (Run returns as usual, so quanta end where they did), or
+// with a cache model attached.
+//
+// Trap gets the exit's reason (ExitSyscall or ExitBreakpoint), its PC and
+// Code as in Exit. When it is called the CPU's state is what Run's return
+// would have left: PC (x86 INT3: the INT3 byte), registers and flags stored,
+// Retired counting every instruction up to the trap, and the TLB outside
+// guest execution (Leave), so the handler may block, take address-space
+// locks or change mappings; the CPU resynchronises its TLB and decoded
+// pages before it goes on. Trap may change any register, PC included.
+type TrapHandler interface {
+	Trap(reason ExitReason, pc uint64, code uint32) TrapAction
+}

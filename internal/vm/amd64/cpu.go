@@ -47,6 +47,9 @@ type CPU struct {
 
 	retired   uint64
 	interrupt atomic.Bool
+	// trap is the kernel's fast path for SYSCALL and INT3 (vm.TrapHandler;
+	// nil: Run returns at each).
+	trap vm.TrapHandler
 	// TSC, when set, supplies RDTSC at pc given the thread's retired
 	// count so far: one machine-wide clock (virtual time in deterministic
 	// mode), so the counter is monotonic across threads. Nil: the

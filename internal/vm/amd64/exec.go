@@ -676,6 +676,9 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 			st.n++
 			exit = vm.Exit{Reason: vm.ExitSyscall, PC: next}
 			pc = next
+			if c.trap != nil {
+				goto trap
+			}
 			goto done
 		case decode.X86Cpuid:
 			a, b, cc, d := c.cpuidModel(uint32(g[0]), uint32(g[1]))
@@ -707,6 +710,9 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 			}
 		case decode.X86Int3:
 			exit = vm.Exit{Reason: vm.ExitBreakpoint, PC: in.PC}
+			if c.trap != nil {
+				goto trap
+			}
 			goto done
 		case decode.X86Int, decode.X86Priv:
 			res = xPriv
@@ -765,6 +771,31 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 		st.first = nil
 		pc = in.PC + uint64(in.Len)
 		continue
+
+	trap:
+		// SYSCALL or INT3 with a kernel fast path (vm.TrapHandler): unless
+		// this is a step, the trapping instruction used up the budget or the
+		// cache model is on, the handler runs here and execution goes on
+		// without leaving Run.
+		st.n += icache.RunIndex(st.first, in)
+		st.first = nil
+		if st.step || st.n >= st.limit || c.cm != nil {
+			goto done
+		}
+		switch c.fastTrap(exit.Reason, exit.PC, st.n) {
+		case vm.TrapResume:
+			st.limit -= st.n
+			st.n = 0
+			pc = c.regs.RIP
+			if !st.pg.Valid() { // the handler changed the code or its mapping
+				st.pgBase = ^uint64(0)
+			}
+			continue
+		case vm.TrapLeave:
+			exit = vm.Exit{Reason: vm.ExitBudget, PC: c.regs.RIP}
+		}
+		st.n = 0 // fastTrap counted them
+		goto done
 
 	taken:
 		st.n += icache.RunIndex(st.first, in) + 1
@@ -837,6 +868,24 @@ done:
 	c.retired += st.n
 	return exit
 }
+
+// fastTrap calls the trap handler for an exit with the state Run's return
+// would leave (n more instructions retired, PC stored, TLB outside guest
+// execution) and resynchronises the TLB afterwards.
+//
+//go:noinline
+func (c *CPU) fastTrap(reason vm.ExitReason, pc, n uint64) vm.TrapAction {
+	c.regs.RIP = pc
+	c.retired += n
+	c.tlb.Leave()
+	act := c.trap.Trap(reason, pc, 0)
+	c.tlb.Enter()
+	return act
+}
+
+// SetTrapHandler installs the kernel's fast path for SYSCALL and INT3
+// (nil removes it).
+func (c *CPU) SetTrapHandler(h vm.TrapHandler) { c.trap = h }
 
 // undefinedExit builds the ExitUndefined for the instruction at pc.
 func (c *CPU) undefinedExit(pc uint64) vm.Exit {

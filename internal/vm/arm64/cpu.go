@@ -45,6 +45,9 @@ type CPU struct {
 	cm *cmState
 	// model is the CPU model (model.go): features, HWCAPs, ID registers.
 	model *Model
+	// trap is the kernel's fast path for SVC and BRK (vm.TrapHandler;
+	// nil: Run returns at each).
+	trap vm.TrapHandler
 
 	// Counter, when set, supplies CNTVCT_EL0 (ticks of CNTFRQ_EL0 =
 	// CounterFreq Hz) for the MRS at pc, given the instructions retired

@@ -664,10 +664,16 @@ block:
 			case decode.A64SVC:
 				c.n += (pc-c.blockStart)>>2 + 1
 				exit = vm.Exit{Reason: vm.ExitSyscall, PC: pc + 4}
+				if c.trap != nil {
+					goto trap
+				}
 				goto done
 			case decode.A64BRK:
 				c.n += (pc - c.blockStart) >> 2
 				exit = vm.Exit{Reason: vm.ExitBreakpoint, PC: pc, Code: uint32(in.Imm)}
+				if c.trap != nil {
+					goto trap
+				}
 				goto done
 			case decode.A64CLREX:
 				c.excl.valid = false
@@ -741,6 +747,27 @@ block:
 			pc += 4
 		}
 		c.n += (pc - c.blockStart) >> 2
+		continue
+
+	trap:
+		// SVC or BRK with a kernel fast path (vm.TrapHandler): unless this
+		// is a step, the trapping instruction used up the budget or the
+		// cache model is on, the handler runs here and execution goes on
+		// without leaving Run.
+		if c.step || c.n >= c.limit || c.cm != nil {
+			goto done
+		}
+		c.regs.NZCV = nzcv << 28
+		switch c.fastTrap(exit.Reason, exit.PC, exit.Code) {
+		case vm.TrapResume:
+			pc, nzcv = c.regs.PC, c.regs.NZCV>>28&15
+			pg = nil // the handler may have changed the mappings
+			continue
+		case vm.TrapLeave:
+			exit = vm.Exit{Reason: vm.ExitBudget, PC: c.regs.PC}
+		}
+		nzcv = c.regs.NZCV >> 28 & 15
+		goto done
 	}
 
 memExit:
@@ -765,6 +792,28 @@ done:
 	}
 	return exit
 }
+
+// fastTrap calls the trap handler for an exit with the state Run's return
+// would leave (PC stored, this call's instructions retired, the exclusive
+// monitor cleared as by exception entry, TLB outside guest execution) and
+// resynchronises the TLB afterwards. The caller has stored NZCV.
+//
+//go:noinline
+func (c *CPU) fastTrap(reason vm.ExitReason, pc uint64, code uint32) vm.TrapAction {
+	c.regs.PC = pc
+	c.retired += c.n
+	c.limit -= c.n
+	c.n = 0
+	c.excl.valid = false
+	c.tlb.Leave()
+	act := c.trap.Trap(reason, pc, code)
+	c.tlb.Enter()
+	return act
+}
+
+// SetTrapHandler installs the kernel's fast path for SVC and BRK (nil
+// removes it).
+func (c *CPU) SetTrapHandler(h vm.TrapHandler) { c.trap = h }
 
 func undefinedExit(pc uint64, raw uint32, why string) vm.Exit {
 	e := vm.Exit{Reason: vm.ExitUndefined, PC: pc, RawLen: 4, Why: why}

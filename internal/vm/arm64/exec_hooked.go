@@ -624,10 +624,16 @@ block:
 			case decode.A64SVC:
 				c.n += (pc-c.blockStart)>>2 + 1
 				exit = vm.Exit{Reason: vm.ExitSyscall, PC: pc + 4}
+				if c.trap != nil {
+					goto trap
+				}
 				goto done
 			case decode.A64BRK:
 				c.n += (pc - c.blockStart) >> 2
 				exit = vm.Exit{Reason: vm.ExitBreakpoint, PC: pc, Code: uint32(in.Imm)}
+				if c.trap != nil {
+					goto trap
+				}
 				goto done
 			case decode.A64CLREX:
 				c.excl.valid = false
@@ -703,6 +709,27 @@ block:
 			pc += 4
 		}
 		c.n += (pc - c.blockStart) >> 2
+		continue
+
+	trap:
+		// SVC or BRK with a kernel fast path (vm.TrapHandler): unless this
+		// is a step, the trapping instruction used up the budget or the
+		// cache model is on, the handler runs here and execution goes on
+		// without leaving Run.
+		if c.step || c.n >= c.limit || c.cm != nil {
+			goto done
+		}
+		c.regs.NZCV = nzcv << 28
+		switch c.fastTrap(exit.Reason, exit.PC, exit.Code) {
+		case vm.TrapResume:
+			pc, nzcv = c.regs.PC, c.regs.NZCV>>28&15
+			pg = nil // the handler may have changed the mappings
+			continue
+		case vm.TrapLeave:
+			exit = vm.Exit{Reason: vm.ExitBudget, PC: c.regs.PC}
+		}
+		nzcv = c.regs.NZCV >> 28 & 15
+		goto done
 	}
 
 memExit:
