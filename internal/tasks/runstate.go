@@ -169,11 +169,12 @@ func (t *Task) stateApp(rc *runCtx) runState {
 // its cause is handled (also on the fast path, fastpath.go): the virtual
 // clock, the timing model, the vvar page, CPU-time timers.
 func (t *Task) exitAccounting(k *Kernel, reason vm.ExitReason) {
-	t.account()
-	if t.vc != nil {
-		t.timingExit(reason)
-	}
-	if k.det == nil && k.vdso != nil {
+	if k.det != nil {
+		t.account()
+		if t.vc != nil {
+			t.timingExit(reason)
+		}
+	} else if k.vdso != nil {
 		if t.vvarSkip <= 0 || reason == vm.ExitBudget {
 			t.vvarSkip = vvarRefreshExits
 			k.refreshVvar()
@@ -181,7 +182,9 @@ func (t *Task) exitAccounting(k *Kernel, reason vm.ExitReason) {
 			t.vvarSkip--
 		}
 	}
-	t.cpuTimerTick()
+	if t.tg.timers.cpuArmed.Load() != 0 {
+		t.cpuTimerTick()
+	}
 }
 
 // toUser is the state after an exit that needs no more work of its own:
