@@ -27,6 +27,7 @@ const (
 	trapNone       trapWork = iota
 	trapToUser              // exit_to_user work (with Task.trapSC when trapHasSC)
 	trapThreadDone          // the syscall ended the thread (stateDone)
+	trapStepExit            // the XOL step exited otherwise than by ExitStep (Task.trapEx)
 )
 
 // trapHandler is a Task as its CPU's vm.TrapHandler.
@@ -60,7 +61,7 @@ func inLoop(no sysno, handler syscallHandler) bool {
 }
 
 // Trap is the fast path for one syscall or breakpoint exit.
-func (h *trapHandler) Trap(reason vm.ExitReason, pc uint64, code uint32) vm.TrapAction {
+func (h *trapHandler) Trap(reason vm.ExitReason, pc uint64, code uint32, left uint64) vm.TrapAction {
 	t := (*Task)(h)
 	k := t.tg.k
 	if k.dbg != nil || t.ptrace.Load() != nil || t.flags.Load() != 0 || t.savedBlocked != nil || t.killed.Load() {
@@ -90,8 +91,21 @@ func (h *trapHandler) Trap(reason vm.ExitReason, pc uint64, code uint32) vm.Trap
 	t.exitAccounting(k, reason)
 	if reason == vm.ExitBreakpoint {
 		// exit_to_user_mode_loop's TIF_UPROBE work (exitToUser).
-		for t.flags.Test(signals.TIF_UPROBE) && !t.killed.Load() {
-			t.utask.NotifyResume(t.uregs)
+		t.uprobeWork()
+		if t.utask.SingleStepping() && left > 1 && t.quiet() {
+			// The out-of-line single step, as stateApp's stepping case
+			// and stateExit's StepDone would do it. With at least one
+			// instruction of the slice left after it, the run loop would
+			// neither yield nor start a new slice here.
+			r0 := t.cpu.Retired()
+			ex := xolStep(t.cpu)
+			t.exitAccounting(k, ex.Reason)
+			if ex.Reason != vm.ExitStep || t.cpu.Retired()-r0 >= left {
+				t.trapWork, t.trapEx = trapStepExit, ex // stateExit handles it as after the step
+				return vm.TrapLeave
+			}
+			t.utask.StepDone(t.uregs) // sets TIF_UPROBE
+			t.uprobeWork()
 		}
 		return t.trapReturn(nil)
 	}
@@ -110,12 +124,24 @@ func (h *trapHandler) Trap(reason vm.ExitReason, pc uint64, code uint32) vm.Trap
 	return t.trapReturn(&sc)
 }
 
+// uprobeWork is exitToUser's TIF_UPROBE work.
+func (t *Task) uprobeWork() {
+	for t.flags.Test(signals.TIF_UPROBE) && !t.killed.Load() {
+		t.utask.NotifyResume(t.uregs)
+	}
+}
+
+// quiet reports whether nothing asks for exit_to_user work or the run
+// loop's attention.
+func (t *Task) quiet() bool {
+	return t.flags.Load() == 0 && t.savedBlocked == nil && !t.killed.Load() && !t.tg.jobctl.isStopped()
+}
+
 // trapReturn is the way out of a handled trap: straight back to the guest
 // when no work is due (an interrupted syscall restarts, as in
 // stateSyscall), else to the run loop's exit_to_user work.
 func (t *Task) trapReturn(sc *syscallResult) vm.TrapAction {
-	if t.flags.Load() == 0 && t.savedBlocked == nil && !t.killed.Load() && !t.tg.jobctl.isStopped() &&
-		(t.utask == nil || !t.utask.SingleStepping()) {
+	if t.quiet() && (t.utask == nil || !t.utask.SingleStepping()) {
 		if sc != nil && sc.ret <= -512 && sc.ret >= -516 {
 			t.finishSyscall(sc, false, signals.SigAction{}) // a restart code with no signal: restart
 		}
@@ -129,15 +155,21 @@ func (t *Task) trapReturn(sc *syscallResult) vm.TrapAction {
 }
 
 // takeTrapWork is the run loop's side of a TrapLeave: the state after the
-// exit that the trap handler began (stateExit calls it first).
+// exit that the trap handler began (stateExit calls it first), or, after
+// an XOL step that did not end by ExitStep, that step's exit in rc for
+// stateExit to handle.
 func (t *Task) takeTrapWork(rc *runCtx) (runState, bool) {
 	w := t.trapWork
 	if w == trapNone {
 		return 0, false
 	}
 	t.trapWork = trapNone
-	if w == trapThreadDone {
+	switch w {
+	case trapThreadDone:
 		return stateDone, true
+	case trapStepExit:
+		rc.ex, rc.stepping = t.trapEx, true
+		return 0, false
 	}
 	if t.trapHasSC {
 		rc.scBuf, rc.sc = t.trapSC, &rc.scBuf

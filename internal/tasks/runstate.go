@@ -206,8 +206,10 @@ func alive(ok bool) runState {
 
 // stateExit handles the CPU's exit.
 func (t *Task) stateExit(rc *runCtx) runState {
-	if st, ok := t.takeTrapWork(rc); ok { // the fast path began this exit (fastpath.go)
-		return st
+	if t.trapWork != trapNone { // the fast path began this exit (fastpath.go)
+		if st, ok := t.takeTrapWork(rc); ok {
+			return st
+		}
 	}
 	ex, stepping := rc.ex, rc.stepping
 	switch ex.Reason {

@@ -297,11 +297,12 @@ type Task struct {
 	// thread's previous profile sample.
 	lastIMiss, lastDMiss uint64
 	// trapWork is what the fast path (fastpath.go) left to the run loop
-	// with a TrapLeave, and trapSC the syscall it handled when trapHasSC
-	// (owned by the thread's goroutine).
+	// with a TrapLeave, trapSC the syscall it handled when trapHasSC and
+	// trapEx its XOL step's exit (owned by the thread's goroutine).
 	trapWork  trapWork
 	trapSC    syscallResult
 	trapHasSC bool
+	trapEx    vm.Exit // the XOL step's exit with trapStepExit
 	// sliceLeft is what remains of the thread's deterministic quantum.
 	sliceLeft int64
 	// detClean: the thread yielded the baton between two instructions

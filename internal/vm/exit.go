@@ -132,12 +132,15 @@ const (
 // with a cache model attached.
 //
 // Trap gets the exit's reason (ExitSyscall or ExitBreakpoint), its PC and
-// Code as in Exit. When it is called the CPU's state is what Run's return
+// Code as in Exit, and left, the instructions Run may still retire (at
+// least 1). The handler may Step the CPU (a uprobe's out-of-line single
+// step), fewer than left times; Run counts those instructions against its
+// budget. When it is called the CPU's state is what Run's return
 // would have left: PC (x86 INT3: the INT3 byte), registers and flags stored,
 // Retired counting every instruction up to the trap, and the TLB outside
 // guest execution (Leave), so the handler may block, take address-space
 // locks or change mappings; the CPU resynchronises its TLB and decoded
 // pages before it goes on. Trap may change any register, PC included.
 type TrapHandler interface {
-	Trap(reason ExitReason, pc uint64, code uint32) TrapAction
+	Trap(reason ExitReason, pc uint64, code uint32, left uint64) TrapAction
 }

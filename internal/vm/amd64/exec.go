@@ -782,9 +782,9 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 		if st.step || st.n >= st.limit || c.cm != nil {
 			goto done
 		}
-		switch c.fastTrap(exit.Reason, exit.PC, st.n) {
+		switch act, used := c.fastTrap(exit.Reason, exit.PC, st.n, st.limit-st.n); act {
 		case vm.TrapResume:
-			st.limit -= st.n
+			st.limit -= min(used, st.limit) // st.n and the handler's steps
 			st.n = 0
 			pc = c.regs.RIP
 			if !st.pg.Valid() { // the handler changed the code or its mapping
@@ -871,16 +871,19 @@ done:
 
 // fastTrap calls the trap handler for an exit with the state Run's return
 // would leave (n more instructions retired, PC stored, TLB outside guest
-// execution) and resynchronises the TLB afterwards.
+// execution) and resynchronises the TLB afterwards; used is what it
+// retired, n and the handler's steps. A step the handler makes runs on
+// its own locals (run), so this loop's state survives it.
 //
 //go:noinline
-func (c *CPU) fastTrap(reason vm.ExitReason, pc, n uint64) vm.TrapAction {
+func (c *CPU) fastTrap(reason vm.ExitReason, pc, n, left uint64) (act vm.TrapAction, used uint64) {
+	r0 := c.retired
 	c.regs.RIP = pc
 	c.retired += n
 	c.tlb.Leave()
-	act := c.trap.Trap(reason, pc, 0)
+	act = c.trap.Trap(reason, pc, 0, left)
 	c.tlb.Enter()
-	return act
+	return act, c.retired - r0
 }
 
 // SetTrapHandler installs the kernel's fast path for SYSCALL and INT3

@@ -805,9 +805,13 @@ func (c *CPU) fastTrap(reason vm.ExitReason, pc uint64, code uint32) vm.TrapActi
 	c.limit -= c.n
 	c.n = 0
 	c.excl.valid = false
+	// A step the handler makes reuses the run state in c: keep this
+	// call's, less what the steps retired.
+	limit, step, r0 := c.limit, c.step, c.retired
 	c.tlb.Leave()
-	act := c.trap.Trap(reason, pc, code)
+	act := c.trap.Trap(reason, pc, code, limit)
 	c.tlb.Enter()
+	c.limit, c.step, c.n = limit-min(c.retired-r0, limit), step, 0
 	return act
 }
 
