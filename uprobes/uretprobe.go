@@ -274,18 +274,20 @@ func (t *Task) hijackReturnAddr(tramp uint64, r Regs) uint64 {
 	ut := t.utask
 	as := t.mm.as
 	sp := r.SP()
-	b := ut.scratch[:8]
-	if t.copyFromUser(r, b, sp) != nil {
+	w := ut.words[:1]
+	if t.readUserWords(r, w, sp) != nil {
 		return ^uint64(0)
 	}
-	orig := binary.LittleEndian.Uint64(b)
+	orig := w[0]
 	if orig == tramp {
 		return orig
 	}
-	binary.LittleEndian.PutUint64(b, tramp)
-	if t.copyToUser(r, b, sp) == nil {
+	w[0] = tramp
+	if t.writeUserWords(r, w, sp) == nil {
 		return orig
 	}
+	b := ut.scratch[:8]
+	binary.LittleEndian.PutUint64(b, tramp)
 	// copy_to_user stops at the first failing byte: a partial write
 	// clobbers the return address.
 	written := 0
@@ -535,20 +537,19 @@ func (t *Task) SysUretprobe(r Regs) uint64 {
 	if r.PC() != ip {
 		return sigill()
 	}
-	var b []byte
-	if t.utask != nil {
-		b = t.utask.scratch[:24]
+	var w []uint64
+	if ut := t.utask; ut != nil {
+		w = ut.words[:3]
 	} else {
-		b = make([]byte, 24)
+		w = make([]uint64, 3)
 	}
 	sp := r.SP()
-	if t.copyFromUser(r, b, sp) != nil {
+	if t.readUserWords(r, w, sp) != nil {
 		return sigill()
 	}
-	le := binary.LittleEndian
-	r.SetReg(11, le.Uint64(b[0:]))
-	r.SetReg(1, le.Uint64(b[8:]))
-	r.SetReg(0, le.Uint64(b[16:]))
+	r.SetReg(11, w[0])
+	r.SetReg(1, w[1])
+	r.SetReg(0, w[2])
 	sp += 24
 	r.SetSP(sp)
 	t.handleTrampoline(r)
@@ -557,11 +558,9 @@ func (t *Task) SysUretprobe(r Regs) uint64 {
 	}
 	sp -= 24
 	r.SetSP(sp)
-	le.PutUint64(b[0:], r.Reg(11))
-	le.PutUint64(b[8:], r.Reg(1))
-	le.PutUint64(b[16:], r.PC())
+	w[0], w[1], w[2] = r.Reg(11), r.Reg(1), r.PC()
 	r.SetPC(ip)
-	if t.copyToUser(r, b, sp) != nil {
+	if t.writeUserWords(r, w, sp) != nil {
 		return sigill()
 	}
 	r.SetReg(11, r.Flags())

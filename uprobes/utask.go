@@ -117,6 +117,9 @@ type utask struct {
 	ctx     Ctx
 	cookie  uint64
 	scratch [32]byte
+	// words holds the user words of the return-address hijack and the
+	// uretprobe syscall (readUserWords).
+	words [3]uint64
 }
 
 // NewTask returns the uprobe state of a new thread of m. th is the

@@ -554,3 +554,63 @@ func (t *Task) copyToUser(r Regs, b []byte, addr uint64) error {
 	}
 	return t.mm.as.WriteAt(b, addr)
 }
+
+// userWordAccessor is implemented by Regs whose thread reads and writes
+// whole little-endian 64-bit words of its own user memory with one
+// translation (vm.TLB.ReadUserWords): the x86 return address and the
+// uretprobe trampoline's saved registers. It hits and misses where
+// userAccessor would for the same bytes; false means "take
+// copyFromUser's path".
+type userWordAccessor interface {
+	ReadUserWords(w []uint64, addr uint64) bool
+	WriteUserWords(w []uint64, addr uint64) bool
+}
+
+// readUserWords is copy_from_user of len(w) (at most 3) little-endian
+// words at addr into w: the word accessor when r has one and it hits,
+// else copyFromUser of the bytes, decoded.
+func (t *Task) readUserWords(r Regs, w []uint64, addr uint64) error {
+	if u, ok := r.(userWordAccessor); ok && u.ReadUserWords(w, addr) {
+		return nil
+	}
+	return t.readUserWordsSlow(r, w, addr)
+}
+
+//go:noinline
+func (t *Task) readUserWordsSlow(r Regs, w []uint64, addr uint64) error {
+	b := t.userScratch(len(w))
+	if err := t.copyFromUser(r, b, addr); err != nil {
+		return err
+	}
+	for i := range w {
+		w[i] = binary.LittleEndian.Uint64(b[8*i:])
+	}
+	return nil
+}
+
+// writeUserWords is copy_to_user of the words w (at most 3),
+// little-endian, at addr (see readUserWords).
+func (t *Task) writeUserWords(r Regs, w []uint64, addr uint64) error {
+	if u, ok := r.(userWordAccessor); ok && u.WriteUserWords(w, addr) {
+		return nil
+	}
+	return t.writeUserWordsSlow(r, w, addr)
+}
+
+//go:noinline
+func (t *Task) writeUserWordsSlow(r Regs, w []uint64, addr uint64) error {
+	b := t.userScratch(len(w))
+	for i, v := range w {
+		binary.LittleEndian.PutUint64(b[8*i:], v)
+	}
+	return t.copyToUser(r, b, addr)
+}
+
+// userScratch is n words' worth of byte scratch for a user access: the
+// utask's, or a new buffer for a thread without one.
+func (t *Task) userScratch(n int) []byte {
+	if ut := t.utask; ut != nil {
+		return ut.scratch[:8*n]
+	}
+	return make([]byte, 8*n)
+}

@@ -220,9 +220,7 @@ type detTimerHandle struct {
 }
 
 func (d *detTimerHandle) Reset(dur time.Duration) bool {
-	was := d.tm.queued
-	d.k.det.resetTimer(d.tm, d.k.det.now()+int64(dur))
-	return was
+	return d.k.det.resetTimerAfter(d.tm, int64(dur))
 }
 
 func (d *detTimerHandle) Stop() bool { return d.k.det.stopTimer(d.tm) }
@@ -394,6 +392,29 @@ func (r *uRegs) WriteUser(b []byte, addr uint64) bool {
 	}
 	if c := r.a64; c != nil {
 		return c.TLB().WriteUser(b, addr)
+	}
+	return false
+}
+
+// ReadUserWords and WriteUserWords are ReadUser and WriteUser of whole
+// little-endian words (vm.TLB.ReadUserWords): uprobes' fast path for the
+// return address and the uretprobe trampoline's saved registers.
+func (r *uRegs) ReadUserWords(w []uint64, addr uint64) bool {
+	if c := r.x86; c != nil {
+		return c.TLB().ReadUserWords(w, addr)
+	}
+	if c := r.a64; c != nil {
+		return c.TLB().ReadUserWords(w, addr)
+	}
+	return false
+}
+
+func (r *uRegs) WriteUserWords(w []uint64, addr uint64) bool {
+	if c := r.x86; c != nil {
+		return c.TLB().WriteUserWords(w, addr)
+	}
+	if c := r.a64; c != nil {
+		return c.TLB().WriteUserWords(w, addr)
 	}
 	return false
 }

@@ -619,3 +619,46 @@ func (t *TLB) WriteUser(b []byte, addr uint64) bool {
 	t.Leave()
 	return ok
 }
+
+// ReadUserWords is ReadUser of len(w) little-endian 64-bit words at addr
+// (8*len(w) bytes, any alignment), decoded into w: one translation and
+// no byte copy for the uprobe code's word-sized user accesses (the x86
+// return address, the uretprobe trampoline's three saved registers). It
+// hits and misses exactly where ReadUser of those bytes would.
+func (t *TLB) ReadUserWords(w []uint64, addr uint64) bool {
+	n := uint64(len(w)) * 8
+	if n == 0 || addr&PageMask+n > PageSize || t.inRun {
+		return false
+	}
+	t.Enter()
+	ok := false
+	if e := &t.r[(addr>>PageShift)&tlbMask]; e.tag == addr>>PageShift {
+		p := unsafe.Add(unsafe.Pointer(e.data), addr&PageMask)
+		for i := range w {
+			w[i] = le64(unsafe.Add(p, 8*i))
+		}
+		ok = true
+	}
+	t.Leave()
+	return ok
+}
+
+// WriteUserWords is WriteUser of the words w, little-endian, at addr
+// (see ReadUserWords): all of them or, reporting false, none.
+func (t *TLB) WriteUserWords(w []uint64, addr uint64) bool {
+	n := uint64(len(w)) * 8
+	if n == 0 || addr&PageMask+n > PageSize || t.inRun {
+		return false
+	}
+	t.Enter()
+	ok := false
+	if e := &t.w[(addr>>PageShift)&tlbMask]; e.tag == addr>>PageShift {
+		p := unsafe.Add(unsafe.Pointer(e.data), addr&PageMask)
+		for i, v := range w {
+			put64(unsafe.Add(p, 8*i), v)
+		}
+		ok = true
+	}
+	t.Leave()
+	return ok
+}
