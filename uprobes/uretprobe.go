@@ -265,7 +265,8 @@ func (m *MM) trampolineVaddr() uint64 {
 }
 
 // hijackReturnAddr is arch_uretprobe_hijack_return_addr: ^0 on failure.
-func (t *Task) hijackReturnAddr(tramp uint64, r Regs) uint64 {
+// sp is r.SP().
+func (t *Task) hijackReturnAddr(tramp, sp uint64, r Regs) uint64 {
 	if t.mm.arch == ArchARM64 {
 		orig := r.Reg(30)
 		r.SetReg(30, tramp)
@@ -273,7 +274,6 @@ func (t *Task) hijackReturnAddr(tramp uint64, r Regs) uint64 {
 	}
 	ut := t.utask
 	as := t.mm.as
-	sp := r.SP()
 	w := ut.words[:1]
 	if t.readUserWords(r, w, sp) != nil {
 		return ^uint64(0)
@@ -370,7 +370,9 @@ func (t *Task) prepareUretprobe(u *uprobe, r Regs, ri *returnInstance) {
 		return
 	}
 	tramp := m.trampolineVaddr()
-	orig := t.hijackReturnAddr(tramp, r)
+	// Nothing below changes SP before ri.stack is set from it.
+	sp := r.SP()
+	orig := t.hijackReturnAddr(tramp, sp, r)
 	if orig == ^uint64(0) {
 		s.riFree(ri)
 		return
@@ -389,7 +391,7 @@ func (t *Task) prepareUretprobe(u *uprobe, r Regs, ri *returnInstance) {
 	}
 	idx := s.retSRCU.readLock(t.cpu)
 	ri.fn = r.PC()
-	ri.stack = r.SP()
+	ri.stack = sp
 	ri.origRetVaddr = orig
 	ri.chained = chained
 	ut.depth++
@@ -564,6 +566,6 @@ func (t *Task) SysUretprobe(r Regs) uint64 {
 		return sigill()
 	}
 	r.SetReg(11, r.Flags())
-	r.SetReg(1, r.PC())
+	r.SetReg(1, ip) // the PC, as just set
 	return r.Reg(0)
 }

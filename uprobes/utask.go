@@ -80,6 +80,12 @@ type Task struct {
 	utask *utask
 	// hit is the thread's last speculative lookup (hitcache.go).
 	hit hitCache
+	// flags is th.Flags(), the thread's flag word (fixed for its life).
+	flags ThreadFlags
+	// uw and tf are th's optional userWordAccessor and trapFlagReader
+	// (nil: none), asserted once here rather than on each use.
+	uw userWordAccessor
+	tf trapFlagReader
 }
 
 // utask is struct uprobe_task.
@@ -129,7 +135,10 @@ func (m *MM) NewTask(th Thread, tid int32, cpu int) *Task {
 	if cpu < 0 {
 		cpu = -cpu
 	}
-	return &Task{mm: m, th: th, tid: tid, cpu: cpu}
+	t := &Task{mm: m, th: th, tid: tid, cpu: cpu, flags: th.Flags()}
+	t.uw, _ = th.(userWordAccessor)
+	t.tf, _ = th.(trapFlagReader)
+	return t
 }
 
 // TID returns the thread id.
@@ -191,7 +200,7 @@ func (t *Task) BreakpointTrap(r Regs, addr uint64, imm uint32) bool {
 	if m.arch == ArchAMD64 {
 		r.SetPC(addr + 1)
 	}
-	t.th.Flags().Set(TIF_UPROBE)
+	t.flags.Set(TIF_UPROBE)
 	return true
 }
 
@@ -200,7 +209,7 @@ func (t *Task) BreakpointTrap(r Regs, addr uint64, imm uint32) bool {
 // clears TIF_UPROBE and either finishes a single step
 // (handle_singlestep) or handles a breakpoint hit (handle_swbp).
 func (t *Task) NotifyResume(r Regs) {
-	t.th.Flags().Clear(TIF_UPROBE)
+	t.flags.Clear(TIF_UPROBE)
 	if ut := t.utask; ut != nil && ut.activeUprobe != nil {
 		t.handleSinglestep(r)
 	} else {
@@ -244,7 +253,7 @@ func (t *Task) handleSWBP(r Regs) {
 		s.stats.restarts.Add(1)
 		return
 	}
-	if t.getUtask() == nil {
+	if t.utask == nil && t.getUtask() == nil {
 		s.stats.restarts.Add(1)
 		return
 	}
@@ -435,7 +444,7 @@ func (t *Task) StepDone(r Regs) bool {
 		t.mm.sys.warn("uprobe: single-step trap at %#x, expected %#x", r.PC(), ut.xolVaddr+4)
 	}
 	ut.state = UTaskSStepAck
-	t.th.Flags().Set(TIF_UPROBE)
+	t.flags.Set(TIF_UPROBE)
 	return true
 }
 
@@ -470,7 +479,7 @@ func (t *Task) DenySignal() bool {
 	if ut.state != UTaskSStep {
 		s.warn("uprobe_deny_signal: state %s, want UTASK_SSTEP", ut.state)
 	}
-	fl := t.th.Flags()
+	fl := t.flags
 	if !fl.Test(TIF_SIGPENDING) {
 		return true
 	}
@@ -516,7 +525,7 @@ func (t *Task) handleSinglestep(r Regs) {
 		s.stats.aborts.Add(1)
 	case UTaskSStepDenySignal:
 		// v1 variant (b): re-raise without post_xol/abort_xol.
-		t.th.Flags().Set(TIF_SIGPENDING)
+		t.flags.Set(TIF_SIGPENDING)
 	default:
 		s.warn("handle_singlestep: state %s", ut.state)
 	}
@@ -532,7 +541,7 @@ func (t *Task) handleSinglestep(r Regs) {
 		// after a completed step the notifier has overwritten
 		// DENY_SIGNAL with ACK, so a denied signal is lost.
 		if state == UTaskSStepTrapped {
-			t.th.Flags().Set(TIF_SIGPENDING)
+			t.flags.Set(TIF_SIGPENDING)
 		}
 	case s.opts.SingleStepSiglock:
 		l := t.th.Siglock()
@@ -548,7 +557,7 @@ func (t *Task) handleSinglestep(r Regs) {
 			c.Unlock(t.th, ObjSiglock, l)
 		}
 	case ut.signalDenied:
-		t.th.Flags().Set(TIF_SIGPENDING)
+		t.flags.Set(TIF_SIGPENDING)
 		ut.signalDenied = false
 	}
 	if err != nil {

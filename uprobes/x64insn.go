@@ -424,18 +424,24 @@ func (t *Task) x86Emulate(au *archUprobe, r Regs) bool {
 		r.SetPC(r.PC() + uint64(au.ilen))
 		ok = true
 	}
-	if ok && x86TrapFlag(r) {
+	if ok && t.x86TrapFlag(r) {
 		t.th.SendSignal(SIGTRAP, false)
 	}
 	return ok
 }
 
 // trapFlagReader is implemented by Regs that read x86's TF without
-// computing the whole flags register (an interpreter with lazy flags).
+// computing the whole flags register (an interpreter with lazy flags),
+// or by a Thread that reads it so from its own registers (the Regs
+// passed with it).
 type trapFlagReader interface{ TrapFlag() bool }
 
-// x86TrapFlag is r.Flags()&TF != 0, through TrapFlag when r has it.
-func x86TrapFlag(r Regs) bool {
+// x86TrapFlag is r.Flags()&TF != 0, through TrapFlag when the thread or
+// r has it.
+func (t *Task) x86TrapFlag(r Regs) bool {
+	if tf := t.tf; tf != nil {
+		return tf.TrapFlag()
+	}
 	if tf, ok := r.(trapFlagReader); ok {
 		return tf.TrapFlag()
 	}
@@ -555,11 +561,11 @@ func (t *Task) copyToUser(r Regs, b []byte, addr uint64) error {
 	return t.mm.as.WriteAt(b, addr)
 }
 
-// userWordAccessor is implemented by Regs whose thread reads and writes
-// whole little-endian 64-bit words of its own user memory with one
-// translation (vm.TLB.ReadUserWords): the x86 return address and the
-// uretprobe trampoline's saved registers. It hits and misses where
-// userAccessor would for the same bytes; false means "take
+// userWordAccessor is implemented by a Thread (or Regs) that reads and
+// writes whole little-endian 64-bit words of its own user memory with
+// one translation (vm.TLB.ReadUserWords): the x86 return address and
+// the uretprobe trampoline's saved registers. It hits and misses where
+// the Regs' userAccessor would for the same bytes; false means "take
 // copyFromUser's path".
 type userWordAccessor interface {
 	ReadUserWords(w []uint64, addr uint64) bool
@@ -570,7 +576,11 @@ type userWordAccessor interface {
 // words at addr into w: the word accessor when r has one and it hits,
 // else copyFromUser of the bytes, decoded.
 func (t *Task) readUserWords(r Regs, w []uint64, addr uint64) error {
-	if u, ok := r.(userWordAccessor); ok && u.ReadUserWords(w, addr) {
+	if u := t.uw; u != nil {
+		if u.ReadUserWords(w, addr) {
+			return nil
+		}
+	} else if u, ok := r.(userWordAccessor); ok && u.ReadUserWords(w, addr) {
 		return nil
 	}
 	return t.readUserWordsSlow(r, w, addr)
@@ -591,7 +601,11 @@ func (t *Task) readUserWordsSlow(r Regs, w []uint64, addr uint64) error {
 // writeUserWords is copy_to_user of the words w (at most 3),
 // little-endian, at addr (see readUserWords).
 func (t *Task) writeUserWords(r Regs, w []uint64, addr uint64) error {
-	if u, ok := r.(userWordAccessor); ok && u.WriteUserWords(w, addr) {
+	if u := t.uw; u != nil {
+		if u.WriteUserWords(w, addr) {
+			return nil
+		}
+	} else if u, ok := r.(userWordAccessor); ok && u.WriteUserWords(w, addr) {
 		return nil
 	}
 	return t.writeUserWordsSlow(r, w, addr)

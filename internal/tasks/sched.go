@@ -104,7 +104,12 @@ func (s *detSched) resetTimer(tm *detTimer, deadline int64) {
 func (s *detSched) resetTimerAfter(tm *detTimer, d int64) bool {
 	s.mu.Lock()
 	was := tm.queued
-	s.resetTimerLocked(tm, s.vclock+d)
+	if deadline := s.vclock + d; s.staysLastLocked(tm, deadline) {
+		s.seq++
+		tm.deadline, tm.seq = deadline, s.seq
+	} else {
+		s.resetTimerLocked(tm, deadline)
+	}
 	s.mu.Unlock()
 	return was
 }
@@ -116,7 +121,7 @@ func (s *detSched) resetTimerAfter(tm *detTimer, d int64) bool {
 // timer, its deadline moved later) keeps its slot: no search, no shift.
 func (s *detSched) resetTimerLocked(tm *detTimer, deadline int64) {
 	s.seq++
-	if n := len(s.timers); tm.queued && n > 0 && s.timers[n-1] == tm && (n == 1 || s.timers[n-2].deadline <= deadline) {
+	if s.staysLastLocked(tm, deadline) {
 		tm.deadline, tm.seq = deadline, s.seq
 		return
 	}
@@ -129,6 +134,13 @@ func (s *detSched) resetTimerLocked(tm *detTimer, deadline int64) {
 	s.timers = append(s.timers, nil)
 	copy(s.timers[i+1:], s.timers[i:])
 	s.timers[i] = tm
+}
+
+// staysLastLocked reports whether tm is queued last and re-arming it at
+// deadline (with a new, largest seq) leaves it last.
+func (s *detSched) staysLastLocked(tm *detTimer, deadline int64) bool {
+	n := len(s.timers)
+	return tm.queued && n > 0 && s.timers[n-1] == tm && (n == 1 || s.timers[n-2].deadline <= deadline)
 }
 
 // stopTimer dequeues tm; it reports whether it was queued.

@@ -203,6 +203,20 @@ func (u uThread) SendSignal(sig int, force bool) {
 	u.t.tg.sendSignal(signals.KernelInfo(signals.Signal(sig)), u.t)
 }
 
+// ReadUserWords, WriteUserWords and TrapFlag are uprobes' optional
+// Thread fast paths (asserted once, when the uprobe task is made): the
+// thread's own user words and TF through its current CPU, as t.uregs
+// gives them.
+func (u uThread) ReadUserWords(w []uint64, addr uint64) bool {
+	return u.t.uregs != nil && u.t.uregs.ReadUserWords(w, addr)
+}
+
+func (u uThread) WriteUserWords(w []uint64, addr uint64) bool {
+	return u.t.uregs != nil && u.t.uregs.WriteUserWords(w, addr)
+}
+
+func (u uThread) TrapFlag() bool { return u.t.uregs != nil && u.t.uregs.TrapFlag() }
+
 // Wait blocks until ready (XOL slot waits), under either scheduler.
 func (u uThread) Wait(ready func() bool) {
 	for !ready() && !u.t.killed.Load() {
@@ -261,9 +275,9 @@ func (tg *ThreadGroup) attachUprobes(img *vm.Image) {
 // newUtask makes t's uprobe task (one per thread).
 func (t *Task) newUtask() {
 	if t.tg.umm != nil {
-		t.utask = t.tg.umm.NewTask(uThread{t}, t.tid, int(t.tid))
 		t.uregs = &uRegs{t: t}
 		t.uregs.bind(t.cpu)
+		t.utask = t.tg.umm.NewTask(uThread{t}, t.tid, int(t.tid))
 	}
 }
 
