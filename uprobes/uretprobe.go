@@ -536,7 +536,8 @@ func (t *Task) SysUretprobe(r Regs) uint64 {
 		return sigill()
 	}
 	ip := a.vaddr + X86UretprobeCheckOffset
-	if r.PC() != ip {
+	x := t.x86RegsOf(r)
+	if x.PC() != ip {
 		return sigill()
 	}
 	var w []uint64
@@ -545,27 +546,27 @@ func (t *Task) SysUretprobe(r Regs) uint64 {
 	} else {
 		w = make([]uint64, 3)
 	}
-	sp := r.SP()
+	sp := x.SP()
 	if t.readUserWords(r, w, sp) != nil {
 		return sigill()
 	}
-	r.SetReg(11, w[0])
-	r.SetReg(1, w[1])
-	r.SetReg(0, w[2])
+	x.SetReg(11, w[0])
+	x.SetReg(1, w[1])
+	x.SetReg(0, w[2])
 	sp += 24
-	r.SetSP(sp)
+	x.SetSP(sp)
 	t.handleTrampoline(r)
-	if r.SP() != sp {
-		return r.Reg(0) // a handler changed SP: return through IRET with the final regs
+	if x.SP() != sp {
+		return x.Reg(0) // a handler changed SP: return through IRET with the final regs
 	}
 	sp -= 24
-	r.SetSP(sp)
-	w[0], w[1], w[2] = r.Reg(11), r.Reg(1), r.PC()
-	r.SetPC(ip)
+	x.SetSP(sp)
+	w[0], w[1], w[2] = x.Reg(11), x.Reg(1), x.PC()
+	x.SetPC(ip)
 	if t.writeUserWords(r, w, sp) != nil {
 		return sigill()
 	}
-	r.SetReg(11, r.Flags())
-	r.SetReg(1, ip) // the PC, as just set
-	return r.Reg(0)
+	x.SetReg(11, r.Flags())
+	x.SetReg(1, ip) // the PC, as just set
+	return x.Reg(0)
 }

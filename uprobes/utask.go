@@ -82,10 +82,11 @@ type Task struct {
 	hit hitCache
 	// flags is th.Flags(), the thread's flag word (fixed for its life).
 	flags ThreadFlags
-	// uw and tf are th's optional userWordAccessor and trapFlagReader
-	// (nil: none), asserted once here rather than on each use.
+	// uw, tf and rf are th's optional userWordAccessor, trapFlagReader
+	// and x86RegFile (nil: none), asserted once rather than on each use.
 	uw userWordAccessor
 	tf trapFlagReader
+	rf x86RegFile
 }
 
 // utask is struct uprobe_task.
@@ -138,6 +139,7 @@ func (m *MM) NewTask(th Thread, tid int32, cpu int) *Task {
 	t := &Task{mm: m, th: th, tid: tid, cpu: cpu, flags: th.Flags()}
 	t.uw, _ = th.(userWordAccessor)
 	t.tf, _ = th.(trapFlagReader)
+	t.rf, _ = th.(x86RegFile)
 	return t
 }
 

@@ -93,17 +93,30 @@ type uRegs struct {
 	t   *Task
 	x86 *amd64.CPU
 	a64 *arm64.CPU
+	// x86Regs is x86.Regs(), the register file aliasing the CPU's state
+	// (its GPR and RIP words; RFLAGS there is only a snapshot).
+	x86Regs *amd64.Regs
 }
 
 // bind points r at cpu, the task's new CPU.
 func (r *uRegs) bind(cpu vm.CPU) {
-	r.x86, r.a64 = nil, nil
+	r.x86, r.a64, r.x86Regs = nil, nil, nil
 	switch c := cpu.(type) {
 	case *amd64.CPU:
 		r.x86 = c
+		r.x86Regs = c.Regs()
 	case *arm64.CPU:
 		r.a64 = c
 	}
+}
+
+// X86RegFile is uprobes' optional direct access to an x86 thread's
+// general registers and RIP (nil on arm64).
+func (r *uRegs) X86RegFile() (*[16]uint64, *uint64) {
+	if x := r.x86Regs; x != nil {
+		return &x.GPR, &x.RIP
+	}
+	return nil, nil
 }
 
 func (r *uRegs) PC() uint64 {
@@ -203,10 +216,10 @@ func (u uThread) SendSignal(sig int, force bool) {
 	u.t.tg.sendSignal(signals.KernelInfo(signals.Signal(sig)), u.t)
 }
 
-// ReadUserWords, WriteUserWords and TrapFlag are uprobes' optional
-// Thread fast paths (asserted once, when the uprobe task is made): the
-// thread's own user words and TF through its current CPU, as t.uregs
-// gives them.
+// ReadUserWords, WriteUserWords, TrapFlag and X86RegFile are uprobes'
+// optional Thread fast paths (asserted once, when the uprobe task is
+// made): the thread's own user words, TF and registers through its
+// current CPU, as t.uregs gives them.
 func (u uThread) ReadUserWords(w []uint64, addr uint64) bool {
 	return u.t.uregs != nil && u.t.uregs.ReadUserWords(w, addr)
 }
@@ -216,6 +229,13 @@ func (u uThread) WriteUserWords(w []uint64, addr uint64) bool {
 }
 
 func (u uThread) TrapFlag() bool { return u.t.uregs != nil && u.t.uregs.TrapFlag() }
+
+func (u uThread) X86RegFile() (*[16]uint64, *uint64) {
+	if u.t.uregs == nil {
+		return nil, nil
+	}
+	return u.t.uregs.X86RegFile()
+}
 
 // Wait blocks until ready (XOL slot waits), under either scheduler.
 func (u uThread) Wait(ready func() bool) {
