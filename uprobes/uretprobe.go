@@ -53,7 +53,9 @@ type returnInstance struct {
 }
 
 func (h *hprobe) initLeased(u *uprobe, idx, cpu int) {
-	h.uprobe.Store(u)
+	if h.uprobe.Load() != u { // a pooled instance often has it already
+		h.uprobe.Store(u)
+	}
 	h.srcuIdx, h.srcuCPU = idx, cpu
 	h.state.Store(hprobeLeased)
 }
@@ -478,13 +480,14 @@ func (t *Task) handleUretprobeChain(ri *returnInstance, u *uprobe, r Regs) {
 		if session && ric == nil {
 			continue
 		}
-		*ctx = Ctx{Task: t, Regs: r, Addr: ri.fn, RetAddr: ri.origRetVaddr, Cookie: c.cookie, Name: c.name}
+		var cookie *uint64
 		if ric != nil {
-			ctx.Session = &ric.cookie
+			cookie = &ric.cookie
 		}
+		ctx.set(t, r, ri.fn, ri.origRetVaddr, c.cookie, cookie, c.name)
 		c.RetHandler(ctx)
 	}
-	*ctx = Ctx{Task: t}
+	ctx.reset(t)
 	s.hitRCU.readUnlock(t.cpu, idx)
 }
 

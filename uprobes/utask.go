@@ -65,6 +65,20 @@ type Ctx struct {
 	Name string
 }
 
+// set assigns every field of c, in place: the handler paths fill the
+// per-thread Ctx so on each call (a composite literal would build a
+// temporary and copy it).
+func (c *Ctx) set(t *Task, r Regs, addr, retAddr, cookie uint64, session *uint64, name string) {
+	c.Task, c.Regs, c.Addr, c.RetAddr, c.Cookie, c.Session, c.Name = t, r, addr, retAddr, cookie, session, name
+}
+
+// reset is set to Ctx{Task: t}: nothing of the last hit stays reachable.
+func (c *Ctx) reset(t *Task) { c.set(t, nil, 0, 0, 0, nil, "") }
+
+// set and reset must assign every field: this unkeyed literal stops
+// compiling when Ctx gains one.
+var _ = Ctx{nil, nil, 0, 0, 0, nil, ""}
+
 // Arch returns the architecture of the thread.
 func (c *Ctx) Arch() Arch { return c.Task.mm.arch }
 
@@ -346,10 +360,11 @@ func (t *Task) handlerChain(u *uprobe, r Regs) {
 		ut.cookie = 0
 		rc := 0
 		if c.Handler != nil {
-			*ctx = Ctx{Task: t, Regs: r, Addr: r.PC(), Cookie: c.cookie, Name: c.name}
+			var cookie *uint64
 			if session {
-				ctx.Session = &ut.cookie
+				cookie = &ut.cookie
 			}
+			ctx.set(t, r, r.PC(), 0, c.cookie, cookie, c.name)
 			rc = c.Handler(ctx)
 			if rc < 0 || rc > 2 {
 				s.warn("bad rc=%d from uprobe handler of %s", rc, c.name)
@@ -371,7 +386,7 @@ func (t *Task) handlerChain(u *uprobe, r Regs) {
 			}
 		}
 	}
-	*ctx = Ctx{Task: t}
+	ctx.reset(t)
 	if ri != nil {
 		t.prepareUretprobe(u, r, ri)
 	}

@@ -96,17 +96,22 @@ type uRegs struct {
 	// x86Regs is x86.Regs(), the register file aliasing the CPU's state
 	// (its GPR and RIP words; RFLAGS there is only a snapshot).
 	x86Regs *amd64.Regs
+	// tlb is the CPU's TLB (fixed for the CPU's life), nil for another
+	// kind of CPU.
+	tlb *vm.TLB
 }
 
 // bind points r at cpu, the task's new CPU.
 func (r *uRegs) bind(cpu vm.CPU) {
-	r.x86, r.a64, r.x86Regs = nil, nil, nil
+	r.x86, r.a64, r.x86Regs, r.tlb = nil, nil, nil, nil
 	switch c := cpu.(type) {
 	case *amd64.CPU:
 		r.x86 = c
 		r.x86Regs = c.Regs()
+		r.tlb = c.TLB()
 	case *arm64.CPU:
 		r.a64 = c
+		r.tlb = c.TLB()
 	}
 }
 
@@ -221,11 +226,17 @@ func (u uThread) SendSignal(sig int, force bool) {
 // made): the thread's own user words, TF and registers through its
 // current CPU, as t.uregs gives them.
 func (u uThread) ReadUserWords(w []uint64, addr uint64) bool {
-	return u.t.uregs != nil && u.t.uregs.ReadUserWords(w, addr)
+	if r := u.t.uregs; r != nil && r.tlb != nil {
+		return r.tlb.ReadUserWords(w, addr)
+	}
+	return false
 }
 
 func (u uThread) WriteUserWords(w []uint64, addr uint64) bool {
-	return u.t.uregs != nil && u.t.uregs.WriteUserWords(w, addr)
+	if r := u.t.uregs; r != nil && r.tlb != nil {
+		return r.tlb.WriteUserWords(w, addr)
+	}
+	return false
 }
 
 func (u uThread) TrapFlag() bool { return u.t.uregs != nil && u.t.uregs.TrapFlag() }
@@ -434,23 +445,11 @@ func (r *uRegs) WriteUser(b []byte, addr uint64) bool {
 // little-endian words (vm.TLB.ReadUserWords): uprobes' fast path for the
 // return address and the uretprobe trampoline's saved registers.
 func (r *uRegs) ReadUserWords(w []uint64, addr uint64) bool {
-	if c := r.x86; c != nil {
-		return c.TLB().ReadUserWords(w, addr)
-	}
-	if c := r.a64; c != nil {
-		return c.TLB().ReadUserWords(w, addr)
-	}
-	return false
+	return r.tlb != nil && r.tlb.ReadUserWords(w, addr)
 }
 
 func (r *uRegs) WriteUserWords(w []uint64, addr uint64) bool {
-	if c := r.x86; c != nil {
-		return c.TLB().WriteUserWords(w, addr)
-	}
-	if c := r.a64; c != nil {
-		return c.TLB().WriteUserWords(w, addr)
-	}
-	return false
+	return r.tlb != nil && r.tlb.WriteUserWords(w, addr)
 }
 
 // Gen is the address space's mapping generation (vm.MM.Gen): uprobes'
