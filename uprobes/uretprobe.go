@@ -277,11 +277,22 @@ func (t *Task) hijackReturnAddr(tramp, sp uint64, r Regs) uint64 {
 	ut := t.utask
 	as := t.mm.as
 	w := ut.words[:1]
-	if t.readUserWords(r, w, sp) != nil {
-		return ^uint64(0)
+	// Read the return address and, unless it is the trampoline already,
+	// write the trampoline over it: both in one translation when the
+	// thread can (userWordSwapper), else one copy each.
+	var orig uint64
+	read, written := false, false
+	if sw := t.sw; sw != nil {
+		orig, read, written = sw.SwapUserWord(sp, tramp)
 	}
-	orig := w[0]
-	if orig == tramp {
+	if !read {
+		if t.readUserWords(r, w, sp) != nil {
+			return ^uint64(0)
+		}
+		orig = w[0]
+		written = orig == tramp
+	}
+	if written {
 		return orig
 	}
 	w[0] = tramp
@@ -292,14 +303,14 @@ func (t *Task) hijackReturnAddr(tramp, sp uint64, r Regs) uint64 {
 	binary.LittleEndian.PutUint64(b, tramp)
 	// copy_to_user stops at the first failing byte: a partial write
 	// clobbers the return address.
-	written := 0
+	clobbered := 0
 	for i := 0; i < 8; i++ {
 		if as.WriteAt(b[i:i+1], sp+uint64(i)) != nil {
 			break
 		}
-		written++
+		clobbered++
 	}
-	if written != 0 {
+	if clobbered != 0 {
 		t.mm.sys.warn("return address clobbered: pid=%d, %%sp=%#x, %%ip=%#x", t.tid, sp, r.PC())
 		t.th.SendSignal(SIGSEGV, true)
 	}

@@ -96,9 +96,11 @@ type Task struct {
 	hit hitCache
 	// flags is th.Flags(), the thread's flag word (fixed for its life).
 	flags ThreadFlags
-	// uw, tf and rf are th's optional userWordAccessor, trapFlagReader
-	// and x86RegFile (nil: none), asserted once rather than on each use.
+	// uw, sw, tf and rf are th's optional userWordAccessor,
+	// userWordSwapper, trapFlagReader and x86RegFile (nil: none),
+	// asserted once rather than on each use.
 	uw userWordAccessor
+	sw userWordSwapper
 	tf trapFlagReader
 	rf x86RegFile
 }
@@ -152,6 +154,7 @@ func (m *MM) NewTask(th Thread, tid int32, cpu int) *Task {
 	}
 	t := &Task{mm: m, th: th, tid: tid, cpu: cpu, flags: th.Flags()}
 	t.uw, _ = th.(userWordAccessor)
+	t.sw, _ = th.(userWordSwapper)
 	t.tf, _ = th.(trapFlagReader)
 	t.rf, _ = th.(x86RegFile)
 	return t

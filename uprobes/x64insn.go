@@ -573,6 +573,15 @@ type userWordAccessor interface {
 	WriteUserWords(w []uint64, addr uint64) bool
 }
 
+// userWordSwapper is an optional interface of the Thread (with
+// userWordAccessor): SwapUserWord is ReadUserWords of the word at addr
+// and then, unless it is v already, WriteUserWords of v there, in one
+// translation. read: the read hit and old is the word; written: v is
+// there now. A write that would miss writes nothing.
+type userWordSwapper interface {
+	SwapUserWord(addr, v uint64) (old uint64, read, written bool)
+}
+
 // readUserWords is copy_from_user of len(w) (at most 3) little-endian
 // words at addr into w: the word accessor when r has one and it hits,
 // else copyFromUser of the bytes, decoded.

@@ -221,8 +221,8 @@ func (u uThread) SendSignal(sig int, force bool) {
 	u.t.tg.sendSignal(signals.KernelInfo(signals.Signal(sig)), u.t)
 }
 
-// ReadUserWords, WriteUserWords, TrapFlag and X86RegFile are uprobes'
-// optional Thread fast paths (asserted once, when the uprobe task is
+// ReadUserWords, WriteUserWords, SwapUserWord, TrapFlag and X86RegFile
+// are uprobes' optional Thread fast paths (asserted once, when the uprobe task is
 // made): the thread's own user words, TF and registers through its
 // current CPU, as t.uregs gives them.
 func (u uThread) ReadUserWords(w []uint64, addr uint64) bool {
@@ -237,6 +237,13 @@ func (u uThread) WriteUserWords(w []uint64, addr uint64) bool {
 		return r.tlb.WriteUserWords(w, addr)
 	}
 	return false
+}
+
+func (u uThread) SwapUserWord(addr, v uint64) (old uint64, read, written bool) {
+	if r := u.t.uregs; r != nil && r.tlb != nil {
+		return r.tlb.SwapUserWord(addr, v)
+	}
+	return 0, false, false
 }
 
 func (u uThread) TrapFlag() bool { return u.t.uregs != nil && u.t.uregs.TrapFlag() }

@@ -662,3 +662,28 @@ func (t *TLB) WriteUserWords(w []uint64, addr uint64) bool {
 	t.Leave()
 	return ok
 }
+
+// SwapUserWord is ReadUserWords of the word at addr and then, when it
+// is not v, WriteUserWords of v there, under one Enter (the uprobe
+// code's return-address hijack). read reports that the read hit (old is
+// the word); written that v is there now (it was, or the write hit).
+// A write that would miss writes nothing, for the caller to take
+// MM.WriteAt's path.
+func (t *TLB) SwapUserWord(addr, v uint64) (old uint64, read, written bool) {
+	if addr&PageMask > PageSize-8 || t.inRun {
+		return 0, false, false
+	}
+	t.Enter()
+	vpn := addr >> PageShift
+	if e := &t.r[vpn&tlbMask]; e.tag == vpn {
+		read = true
+		old = le64(unsafe.Add(unsafe.Pointer(e.data), addr&PageMask))
+		written = old == v
+		if e := &t.w[vpn&tlbMask]; !written && e.tag == vpn {
+			put64(unsafe.Add(unsafe.Pointer(e.data), addr&PageMask), v)
+			written = true
+		}
+	}
+	t.Leave()
+	return old, read, written
+}
