@@ -270,8 +270,8 @@ func (m *MM) trampolineVaddr() uint64 {
 // sp is r.SP().
 func (t *Task) hijackReturnAddr(tramp, sp uint64, r Regs) uint64 {
 	if t.mm.arch == ArchARM64 {
-		orig := r.Reg(30)
-		r.SetReg(30, tramp)
+		orig := t.reg(r, 30)
+		t.setReg(r, 30, tramp)
 		return orig
 	}
 	ut := t.utask
@@ -328,7 +328,7 @@ const (
 
 // uretprobeIsAlive is arch_uretprobe_is_alive (spec §6.3).
 func (t *Task) uretprobeIsAlive(ri *returnInstance, ctx rpCheck, r Regs) bool {
-	sp := r.SP()
+	sp := t.sp(r)
 	if t.mm.arch == ArchAMD64 {
 		if ctx == rpCheckCall {
 			return sp < ri.stack
@@ -384,7 +384,7 @@ func (t *Task) prepareUretprobe(u *uprobe, r Regs, ri *returnInstance) {
 	}
 	tramp := m.trampolineVaddr()
 	// Nothing below changes SP before ri.stack is set from it.
-	sp := r.SP()
+	sp := t.sp(r)
 	orig := t.hijackReturnAddr(tramp, sp, r)
 	if orig == ^uint64(0) {
 		s.riFree(ri)
@@ -403,7 +403,7 @@ func (t *Task) prepareUretprobe(u *uprobe, r Regs, ri *returnInstance) {
 		s.stats.uretChained.Add(1)
 	}
 	idx := s.retSRCU.readLock(t.cpu)
-	ri.fn = r.PC()
+	ri.fn = t.pc(r)
 	ri.stack = sp
 	ri.origRetVaddr = orig
 	ri.chained = chained
@@ -445,7 +445,7 @@ func (t *Task) handleTrampoline(r Regs) {
 	for {
 		nextChain := findNextRetChain(ri)
 		valid := nextChain == nil || t.uretprobeIsAlive(nextChain, rpCheckRet, r)
-		r.SetPC(ri.origRetVaddr)
+		t.setPC(r, ri.origRetVaddr)
 		for {
 			next := ri.next.Load()
 			ut.ri.Store(next)
@@ -550,8 +550,7 @@ func (t *Task) SysUretprobe(r Regs) uint64 {
 		return sigill()
 	}
 	ip := a.vaddr + X86UretprobeCheckOffset
-	x := t.x86RegsOf(r)
-	if x.PC() != ip {
+	if t.pc(r) != ip {
 		return sigill()
 	}
 	var w []uint64
@@ -560,27 +559,27 @@ func (t *Task) SysUretprobe(r Regs) uint64 {
 	} else {
 		w = make([]uint64, 3)
 	}
-	sp := x.SP()
+	sp := t.sp(r)
 	if t.readUserWords(r, w, sp) != nil {
 		return sigill()
 	}
-	x.SetReg(11, w[0])
-	x.SetReg(1, w[1])
-	x.SetReg(0, w[2])
+	t.setReg(r, 11, w[0])
+	t.setReg(r, 1, w[1])
+	t.setReg(r, 0, w[2])
 	sp += 24
-	x.SetSP(sp)
+	t.setSP(r, sp)
 	t.handleTrampoline(r)
-	if x.SP() != sp {
-		return x.Reg(0) // a handler changed SP: return through IRET with the final regs
+	if t.sp(r) != sp {
+		return t.reg(r, 0) // a handler changed SP: return through IRET with the final regs
 	}
 	sp -= 24
-	x.SetSP(sp)
-	w[0], w[1], w[2] = x.Reg(11), x.Reg(1), x.PC()
-	x.SetPC(ip)
+	t.setSP(r, sp)
+	w[0], w[1], w[2] = t.reg(r, 11), t.reg(r, 1), t.pc(r)
+	t.setPC(r, ip)
 	if t.writeUserWords(r, w, sp) != nil {
 		return sigill()
 	}
-	x.SetReg(11, r.Flags())
-	x.SetReg(1, ip) // the PC, as just set
-	return x.Reg(0)
+	t.setReg(r, 11, r.Flags())
+	t.setReg(r, 1, ip) // the PC, as just set
+	return t.reg(r, 0)
 }

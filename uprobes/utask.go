@@ -96,13 +96,14 @@ type Task struct {
 	hit hitCache
 	// flags is th.Flags(), the thread's flag word (fixed for its life).
 	flags ThreadFlags
-	// uw, sw, tf and rf are th's optional userWordAccessor,
-	// userWordSwapper, trapFlagReader and x86RegFile (nil: none),
-	// asserted once rather than on each use.
+	// uw, sw and tf are th's optional userWordAccessor, userWordSwapper
+	// and trapFlagReader (nil: none), asserted once rather than on each
+	// use.
 	uw userWordAccessor
 	sw userWordSwapper
 	tf trapFlagReader
-	rf x86RegFile
+	// rw is the thread's register words (BindRegWords), zero when unbound.
+	rw RegWords
 }
 
 // utask is struct uprobe_task.
@@ -156,7 +157,6 @@ func (m *MM) NewTask(th Thread, tid int32, cpu int) *Task {
 	t.uw, _ = th.(userWordAccessor)
 	t.sw, _ = th.(userWordSwapper)
 	t.tf, _ = th.(trapFlagReader)
-	t.rf, _ = th.(x86RegFile)
 	return t
 }
 
@@ -217,7 +217,7 @@ func (t *Task) BreakpointTrap(r Regs, addr uint64, imm uint32) bool {
 		return false
 	}
 	if m.arch == ArchAMD64 {
-		r.SetPC(addr + 1)
+		t.setPC(r, addr+1)
 	}
 	t.flags.Set(TIF_UPROBE)
 	return true
@@ -239,9 +239,9 @@ func (t *Task) NotifyResume(r Regs) {
 // swbpAddr is uprobe_get_swbp_addr: x86 reports ip-1, arm64 pc.
 func (t *Task) swbpAddr(r Regs) uint64 {
 	if t.mm.arch == ArchAMD64 {
-		return r.PC() - 1
+		return t.pc(r) - 1
 	}
-	return r.PC()
+	return t.pc(r)
 }
 
 // handleSWBP is handle_swbp (spec §2.3).
@@ -267,7 +267,7 @@ func (t *Task) handleSWBP(r Regs) {
 		}
 		return
 	}
-	r.SetPC(bp)
+	t.setPC(r, bp)
 	if !u.copied.Load() {
 		s.stats.restarts.Add(1)
 		return
@@ -367,7 +367,7 @@ func (t *Task) handlerChain(u *uprobe, r Regs) {
 			if session {
 				cookie = &ut.cookie
 			}
-			ctx.set(t, r, r.PC(), 0, c.cookie, cookie, c.name)
+			ctx.set(t, r, t.pc(r), 0, c.cookie, cookie, c.name)
 			rc = c.Handler(ctx)
 			if rc < 0 || rc > 2 {
 				s.warn("bad rc=%d from uprobe handler of %s", rc, c.name)

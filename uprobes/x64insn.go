@@ -389,13 +389,13 @@ func x86CheckJmpCond(opc1 byte, flags uint64) bool {
 // on success sp -= 8.
 func (t *Task) x86EmulatePush(r Regs, val uint64) bool {
 	ut := t.utask
-	sp := r.SP() - 8
+	sp := t.sp(r) - 8
 	w := ut.words[:1]
 	w[0] = val
 	if t.writeUserWords(r, w, sp) != nil {
 		return false
 	}
-	r.SetSP(sp)
+	t.setSP(r, sp)
 	return true
 }
 
@@ -405,7 +405,7 @@ func (t *Task) x86Emulate(au *archUprobe, r Regs) bool {
 	var ok bool
 	switch au.xops {
 	case x86OpsBranch:
-		newIP := r.PC() + uint64(au.ilen)
+		newIP := t.pc(r) + uint64(au.ilen)
 		offs := int64(au.branchOffs)
 		if au.branchOpc1 == 0xE8 {
 			if !t.x86EmulatePush(r, newIP) {
@@ -416,13 +416,13 @@ func (t *Task) x86Emulate(au *archUprobe, r Regs) bool {
 			// materialise an interpreter's lazy flags.
 			offs = 0
 		}
-		r.SetPC(newIP + uint64(offs))
+		t.setPC(r, newIP+uint64(offs))
 		ok = true
 	case x86OpsPush:
-		if !t.x86EmulatePush(r, r.Reg(au.pushReg)) {
+		if !t.x86EmulatePush(r, t.reg(r, au.pushReg)) {
 			return false
 		}
-		r.SetPC(r.PC() + uint64(au.ilen))
+		t.setPC(r, t.pc(r)+uint64(au.ilen))
 		ok = true
 	}
 	if ok && t.x86TrapFlag(r) {
@@ -637,76 +637,4 @@ func (t *Task) userScratch(n int) []byte {
 		return ut.scratch[:8*n]
 	}
 	return make([]byte, 8*n)
-}
-
-// x86RegFile is an optional interface of Regs (or of the Thread, for
-// the Regs passed with it): X86RegFile returns the thread's general
-// registers (numbered as Reg: rsp is 4) and RIP
-// themselves, aliasing its state, so that reading and writing them is
-// Reg/SetReg/SP/SetSP/PC/SetPC without a call each; nil when the thread
-// has none.
-type x86RegFile interface {
-	X86RegFile() (gpr *[16]uint64, rip *uint64)
-}
-
-// x86Regs is an x86 thread's registers for a path that makes many
-// accesses (the uretprobe syscall): the register words when r offers
-// them (x86RegFile), r's methods otherwise. Handlers still get r.
-type x86Regs struct {
-	r   Regs
-	gpr *[16]uint64
-	rip *uint64
-}
-
-func (t *Task) x86RegsOf(r Regs) x86Regs {
-	if f := t.rf; f != nil {
-		if g, ip := f.X86RegFile(); g != nil && ip != nil {
-			return x86Regs{r: r, gpr: g, rip: ip}
-		}
-	} else if f, ok := r.(x86RegFile); ok {
-		if g, ip := f.X86RegFile(); g != nil && ip != nil {
-			return x86Regs{r: r, gpr: g, rip: ip}
-		}
-	}
-	return x86Regs{r: r}
-}
-
-func (x *x86Regs) PC() uint64 {
-	if x.rip != nil {
-		return *x.rip
-	}
-	return x.r.PC()
-}
-
-func (x *x86Regs) SetPC(v uint64) {
-	if x.rip != nil {
-		*x.rip = v
-	} else {
-		x.r.SetPC(v)
-	}
-}
-
-func (x *x86Regs) Reg(i int) uint64 {
-	if x.gpr != nil {
-		return x.gpr[i&15]
-	}
-	return x.r.Reg(i)
-}
-
-func (x *x86Regs) SetReg(i int, v uint64) {
-	if x.gpr != nil {
-		x.gpr[i&15] = v
-	} else {
-		x.r.SetReg(i, v)
-	}
-}
-
-func (x *x86Regs) SP() uint64 { return x.Reg(4) }
-
-func (x *x86Regs) SetSP(v uint64) {
-	if x.gpr != nil {
-		x.gpr[4] = v
-	} else {
-		x.r.SetSP(v)
-	}
 }

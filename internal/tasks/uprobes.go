@@ -93,35 +93,33 @@ type uRegs struct {
 	t   *Task
 	x86 *amd64.CPU
 	a64 *arm64.CPU
-	// x86Regs is x86.Regs(), the register file aliasing the CPU's state
-	// (its GPR and RIP words; RFLAGS there is only a snapshot).
-	x86Regs *amd64.Regs
 	// tlb is the CPU's TLB (fixed for the CPU's life), nil for another
 	// kind of CPU.
 	tlb *vm.TLB
 }
 
-// bind points r at cpu, the task's new CPU.
+// bind points r at cpu, the task's new CPU, and gives the uprobe task
+// (when there is one) the CPU's register words (uprobes.BindRegWords):
+// the register files the CPUs' Regs methods return alias their state
+// for the CPU's life.
 func (r *uRegs) bind(cpu vm.CPU) {
-	r.x86, r.a64, r.x86Regs, r.tlb = nil, nil, nil, nil
+	r.x86, r.a64, r.tlb = nil, nil, nil
+	var w uprobes.RegWords
 	switch c := cpu.(type) {
 	case *amd64.CPU:
 		r.x86 = c
-		r.x86Regs = c.Regs()
 		r.tlb = c.TLB()
+		g := c.Regs() // materialises RFLAGS there, a snapshot nothing reads
+		w = uprobes.RegWords{GPR: g.GPR[:], SP: &g.GPR[4], PC: &g.RIP}
 	case *arm64.CPU:
 		r.a64 = c
 		r.tlb = c.TLB()
+		g := c.Regs()
+		w = uprobes.RegWords{GPR: g.X[:], SP: &g.SP, PC: &g.PC}
 	}
-}
-
-// X86RegFile is uprobes' optional direct access to an x86 thread's
-// general registers and RIP (nil on arm64).
-func (r *uRegs) X86RegFile() (*[16]uint64, *uint64) {
-	if x := r.x86Regs; x != nil {
-		return &x.GPR, &x.RIP
+	if u := r.t.utask; u != nil {
+		u.BindRegWords(w)
 	}
-	return nil, nil
 }
 
 func (r *uRegs) PC() uint64 {
@@ -221,10 +219,10 @@ func (u uThread) SendSignal(sig int, force bool) {
 	u.t.tg.sendSignal(signals.KernelInfo(signals.Signal(sig)), u.t)
 }
 
-// ReadUserWords, WriteUserWords, SwapUserWord, TrapFlag and X86RegFile
-// are uprobes' optional Thread fast paths (asserted once, when the uprobe task is
-// made): the thread's own user words, TF and registers through its
-// current CPU, as t.uregs gives them.
+// ReadUserWords, WriteUserWords, SwapUserWord and TrapFlag are uprobes'
+// optional Thread fast paths (asserted once, when the uprobe task is
+// made): the thread's own user words and TF through its current CPU, as
+// t.uregs gives them.
 func (u uThread) ReadUserWords(w []uint64, addr uint64) bool {
 	if r := u.t.uregs; r != nil && r.tlb != nil {
 		return r.tlb.ReadUserWords(w, addr)
@@ -247,13 +245,6 @@ func (u uThread) SwapUserWord(addr, v uint64) (old uint64, read, written bool) {
 }
 
 func (u uThread) TrapFlag() bool { return u.t.uregs != nil && u.t.uregs.TrapFlag() }
-
-func (u uThread) X86RegFile() (*[16]uint64, *uint64) {
-	if u.t.uregs == nil {
-		return nil, nil
-	}
-	return u.t.uregs.X86RegFile()
-}
 
 // Wait blocks until ready (XOL slot waits), under either scheduler.
 func (u uThread) Wait(ready func() bool) {
@@ -314,8 +305,8 @@ func (tg *ThreadGroup) attachUprobes(img *vm.Image) {
 func (t *Task) newUtask() {
 	if t.tg.umm != nil {
 		t.uregs = &uRegs{t: t}
-		t.uregs.bind(t.cpu)
 		t.utask = t.tg.umm.NewTask(uThread{t}, t.tid, int(t.tid))
+		t.uregs.bind(t.cpu)
 	}
 }
 
