@@ -72,9 +72,9 @@ func (t *Task) reg(r Regs, i int) uint64 {
 
 // setReg is r.SetReg(i, v) (see reg).
 func (t *Task) setReg(r Regs, i int, v uint64) {
-	if g := t.rw.GPR; uint(i) < uint(len(g)) {
-		g[i] = v
-	} else {
-		r.SetReg(i, v)
+	if uint(i) < uint(len(t.rw.GPR)) {
+		t.rw.GPR[i] = v
+		return
 	}
+	r.SetReg(i, v)
 }

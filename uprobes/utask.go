@@ -236,19 +236,14 @@ func (t *Task) NotifyResume(r Regs) {
 	}
 }
 
-// swbpAddr is uprobe_get_swbp_addr: x86 reports ip-1, arm64 pc.
-func (t *Task) swbpAddr(r Regs) uint64 {
-	if t.mm.arch == ArchAMD64 {
-		return t.pc(r) - 1
-	}
-	return t.pc(r)
-}
-
 // handleSWBP is handle_swbp (spec §2.3).
 func (t *Task) handleSWBP(r Regs) {
 	m := t.mm
 	s := m.sys
-	bp := t.swbpAddr(r)
+	bp := t.pc(r) // uprobe_get_swbp_addr: x86 reports ip-1, arm64 pc
+	if m.arch == ArchAMD64 {
+		bp--
+	}
 	if a := m.xolAreaLoad(); a != nil && bp == a.vaddr {
 		t.handleTrampoline(r)
 		return
