@@ -9,11 +9,14 @@ package uprobes
 // aliasing the thread's state: a read or write through them is the
 // corresponding Regs method's. GPR holds the registers of Reg numbers 0
 // to len(GPR)-1 (x86-64: rax..r15, rsp at 4; arm64: x0..x30); SP and PC
-// point at the stack pointer (on x86-64 &GPR[4]) and the program counter.
+// point at the stack pointer (on x86-64 &GPR[4]) and the program counter;
+// Flags, when not nil, at the flags register as Flags and SetFlags see
+// it (arm64's PSTATE word; nil on x86-64, whose RFLAGS is computed).
 // The zero RegWords binds nothing.
 type RegWords struct {
 	GPR    []uint64
 	SP, PC *uint64
+	Flags  *uint64
 }
 
 // BindRegWords tells t where its thread's registers are, until the next
@@ -59,6 +62,23 @@ func (t *Task) setSP(r Regs, v uint64) {
 		*p = v
 	} else {
 		r.SetSP(v)
+	}
+}
+
+// pflags is r.Flags() (see pc).
+func (t *Task) pflags(r Regs) uint64 {
+	if p := t.rw.Flags; p != nil {
+		return *p
+	}
+	return r.Flags()
+}
+
+// setPflags is r.SetFlags(v) (see pc).
+func (t *Task) setPflags(r Regs, v uint64) {
+	if p := t.rw.Flags; p != nil {
+		*p = v
+	} else {
+		r.SetFlags(v)
 	}
 }
 

@@ -13,7 +13,7 @@ func (r *fakeRegs) words() RegWords {
 	if r.arch == ArchAMD64 {
 		return RegWords{GPR: r.x[:16], SP: &r.x[4], PC: &r.pc}
 	}
-	return RegWords{GPR: r.x[:31], SP: &r.sp, PC: &r.pc}
+	return RegWords{GPR: r.x[:31], SP: &r.sp, PC: &r.pc, Flags: &r.flags}
 }
 
 // TestBindRegWords_X86Uretprobe: the x86 uretprobe round trip (entry
@@ -69,8 +69,8 @@ func TestBindRegWords_X86Uretprobe(t *testing.T) {
 }
 
 // TestBindRegWords_ARM64Uretprobe: the arm64 round trip (LR hijack,
-// simulated NOP, the trampoline's BRK) through bound words, and the
-// zero RegWords unbinding.
+// simulated NOP clearing BTYPE, the trampoline's BRK) through bound
+// words, and the zero RegWords unbinding.
 func TestBindRegWords_ARM64Uretprobe(t *testing.T) {
 	for _, bind := range []bool{false, true} {
 		w := newRetWorld(t, DefaultOptions())
@@ -78,7 +78,9 @@ func TestBindRegWords_ARM64Uretprobe(t *testing.T) {
 			w.tk.BindRegWords(w.r.words())
 		}
 		w.probe(a64NOPOff, w.retConsumer("f"))
+		w.r.flags = 0xA0000000 | pstateBTYPE
 		w.call(0x7fe000, 0x400800)
+		assert.Equal(t, uint64(0xA0000000), w.r.flags, "bind=%v: BTYPE cleared, NZCV kept", bind)
 		assert.Equal(t, w.tramp(), w.r.x[30], "bind=%v: LR hijacked", bind)
 		w.ret(0x7fe000, 42)
 		assert.Equal(t, uint64(0x400800), w.r.pc, "bind=%v", bind)

@@ -404,7 +404,7 @@ func (t *Task) skipSStep(u *uprobe, r Regs) bool {
 		if !u.arch.simulate {
 			return false
 		}
-		simulateARM64(&u.arch, r)
+		t.simulateARM64(&u.arch, r)
 		return true
 	}
 	return t.x86Emulate(&u.arch, r)

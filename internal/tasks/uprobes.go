@@ -115,7 +115,7 @@ func (r *uRegs) bind(cpu vm.CPU) {
 		r.a64 = c
 		r.tlb = c.TLB()
 		g := c.Regs()
-		w = uprobes.RegWords{GPR: g.X[:], SP: &g.SP, PC: &g.PC}
+		w = uprobes.RegWords{GPR: g.X[:], SP: &g.SP, PC: &g.PC, Flags: &g.NZCV}
 	}
 	if u := r.t.utask; u != nil {
 		u.BindRegWords(w)
