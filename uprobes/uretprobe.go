@@ -391,7 +391,9 @@ func (t *Task) prepareUretprobe(u *uprobe, r Regs, ri *returnInstance) {
 		return
 	}
 	chained := orig == tramp
-	t.cleanupReturnInstances(chained, r)
+	if ut.ri.Load() != nil || s.opts.WrongReuseBeforeUnlink { // else nothing to clean up
+		t.cleanupReturnInstances(chained, r)
+	}
 	if chained {
 		top := ut.ri.Load()
 		if top == nil {
