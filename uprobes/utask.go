@@ -277,13 +277,18 @@ func (t *Task) handleSWBP(r Regs) {
 		defer t.atomicOp(ObjUprobeRef, u) // put_uprobe of find_uprobe's reference
 	}
 	t.handlerChain(u, r)
-	if t.skipSStep(u, r) {
-		s.stats.simulated.Add(t.cpu, 1)
-		if m.arch == ArchARM64 {
+	// arch_uprobe_skip_sstep: simulate (arm64) or emulate (x86) the
+	// probed instruction when the analysis allows it.
+	if m.arch == ArchARM64 {
+		if u.arch.simulate {
+			t.simulateARM64(&u.arch, r)
+			s.stats.simulated.Add(t.cpu, 1)
 			t.cost(PathSimulate, 1)
-		} else {
-			t.cost(PathEmulate, 1)
+			return
 		}
+	} else if t.x86Emulate(&u.arch, r) {
+		s.stats.simulated.Add(t.cpu, 1)
+		t.cost(PathEmulate, 1)
 		return
 	}
 	if !t.preSSout(u, r, bp) {
@@ -395,19 +400,6 @@ func (t *Task) handlerChain(u *uprobe, r Regs) {
 		}
 		u.registerRWSem.RUnlock()
 	}
-}
-
-// skipSStep is arch_uprobe_skip_sstep: simulate (arm64) or emulate
-// (x86) the probed instruction when the analysis allows it.
-func (t *Task) skipSStep(u *uprobe, r Regs) bool {
-	if t.mm.arch == ArchARM64 {
-		if !u.arch.simulate {
-			return false
-		}
-		t.simulateARM64(&u.arch, r)
-		return true
-	}
-	return t.x86Emulate(&u.arch, r)
 }
 
 // preSSout is pre_ssout: take a reference and a slot, point the thread
