@@ -300,11 +300,16 @@ func (t *Task) handleSWBP(r Regs) {
 // without the mm lock first, then the locked one, which also tells
 // whether a breakpoint opcode is at bp when no uprobe owns it.
 func (t *Task) findActiveUprobe(bp uint64) (*uprobe, int) {
+	if u := t.hit.lookup(t.mm, bp); u != nil {
+		return u, 0 // the same answer as the lookups below (hitcache.go)
+	}
+	return t.findActiveUprobeSlow(bp)
+}
+
+// findActiveUprobeSlow is findActiveUprobe past the hit cache.
+func (t *Task) findActiveUprobeSlow(bp uint64) (*uprobe, int) {
 	m := t.mm
 	s := m.sys
-	if u := t.hit.lookup(m, bp); u != nil {
-		return u, 0 // the same answer as the lookup below (hitcache.go)
-	}
 	snap := t.hit.snapshot(m)
 	seq := m.mmapSeq.begin()
 	if v, ok := m.as.FindVMA(bp); ok && !v.File.IsZero() {
