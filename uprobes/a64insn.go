@@ -233,6 +233,20 @@ func a64CondHolds(cond uint32, pstate uint64) bool {
 // pstateBTYPE is PSR_BTYPE_MASK.
 const pstateBTYPE = 0xC00
 
+// simulateARM64 is simulateARM64 for t's thread: the NOP (the common
+// probe site) through the bound register words, the rest as below.
+func (t *Task) simulateARM64(au *archUprobe, r Regs) {
+	if au.a64 != a64SimNOP {
+		simulateARM64(au, r)
+		return
+	}
+	// As simulateARM64's a64SimNOP case.
+	t.setPC(r, t.pc(r)+4)
+	if f := t.pflags(r); f&pstateBTYPE != 0 {
+		t.setPflags(r, f&^pstateBTYPE)
+	}
+}
+
 // simulateARM64 runs the simulation handler (arch_uprobe_skip_sstep →
 // api.handler(insn, addr = pc, regs)). Memory is not touched: no
 // simulated instruction accesses memory since LDR (literal) was dropped.

@@ -57,6 +57,7 @@
 //	(*Task).TrapAddr(pc)                                  uprobe_get_trap_addr
 //	(*Task).SysUretprobe(regs) uint64                     x86-64 syscall 335
 //	(*Task).CopyProcess(child, vfork); TaskWork(); Free(regs); SetMM(mm)
+//	(*Task).BindRegWords(RegWords{GPR, SP, PC})            the regs' own words (hit-path fast path)
 //	(*Task).State() UTaskState; PendingReturns() int; TID(); MM()
 //	(*System).Stats() Stats; (Stats).WriteTo(w); (*System).UnregisterSync()
 //

@@ -169,6 +169,7 @@ type ThreadFlags interface {
 // (current). Methods are called on the thread's own goroutine.
 type Thread interface {
 	// Flags is the thread-flag word holding TIF_UPROBE and TIF_SIGPENDING.
+	// It is called once, by NewTask: the word is the thread's for life.
 	Flags() ThreadFlags
 	// Siglock is the thread group's sighand->siglock. Taken only with
 	// Options.SingleStepSiglock.

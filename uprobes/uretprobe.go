@@ -53,7 +53,9 @@ type returnInstance struct {
 }
 
 func (h *hprobe) initLeased(u *uprobe, idx, cpu int) {
-	h.uprobe.Store(u)
+	if h.uprobe.Load() != u { // a pooled instance often has it already
+		h.uprobe.Store(u)
+	}
 	h.srcuIdx, h.srcuCPU = idx, cpu
 	h.state.Store(hprobeLeased)
 }
@@ -265,37 +267,50 @@ func (m *MM) trampolineVaddr() uint64 {
 }
 
 // hijackReturnAddr is arch_uretprobe_hijack_return_addr: ^0 on failure.
-func (t *Task) hijackReturnAddr(tramp uint64, r Regs) uint64 {
+// sp is r.SP().
+func (t *Task) hijackReturnAddr(tramp, sp uint64, r Regs) uint64 {
 	if t.mm.arch == ArchARM64 {
-		orig := r.Reg(30)
-		r.SetReg(30, tramp)
+		orig := t.reg(r, 30)
+		t.setReg(r, 30, tramp)
 		return orig
 	}
 	ut := t.utask
 	as := t.mm.as
-	sp := r.SP()
+	w := ut.words[:1]
+	// Read the return address and, unless it is the trampoline already,
+	// write the trampoline over it: both in one translation when the
+	// thread can (userWordSwapper), else one copy each.
+	var orig uint64
+	read, written := false, false
+	if sw := t.sw; sw != nil {
+		orig, read, written = sw.SwapUserWord(sp, tramp)
+	}
+	if !read {
+		if t.readUserWords(r, w, sp) != nil {
+			return ^uint64(0)
+		}
+		orig = w[0]
+		written = orig == tramp
+	}
+	if written {
+		return orig
+	}
+	w[0] = tramp
+	if t.writeUserWords(r, w, sp) == nil {
+		return orig
+	}
 	b := ut.scratch[:8]
-	if t.copyFromUser(r, b, sp) != nil {
-		return ^uint64(0)
-	}
-	orig := binary.LittleEndian.Uint64(b)
-	if orig == tramp {
-		return orig
-	}
 	binary.LittleEndian.PutUint64(b, tramp)
-	if t.copyToUser(r, b, sp) == nil {
-		return orig
-	}
 	// copy_to_user stops at the first failing byte: a partial write
 	// clobbers the return address.
-	written := 0
+	clobbered := 0
 	for i := 0; i < 8; i++ {
 		if as.WriteAt(b[i:i+1], sp+uint64(i)) != nil {
 			break
 		}
-		written++
+		clobbered++
 	}
-	if written != 0 {
+	if clobbered != 0 {
 		t.mm.sys.warn("return address clobbered: pid=%d, %%sp=%#x, %%ip=%#x", t.tid, sp, r.PC())
 		t.th.SendSignal(SIGSEGV, true)
 	}
@@ -313,7 +328,7 @@ const (
 
 // uretprobeIsAlive is arch_uretprobe_is_alive (spec §6.3).
 func (t *Task) uretprobeIsAlive(ri *returnInstance, ctx rpCheck, r Regs) bool {
-	sp := r.SP()
+	sp := t.sp(r)
 	if t.mm.arch == ArchAMD64 {
 		if ctx == rpCheckCall {
 			return sp < ri.stack
@@ -368,13 +383,17 @@ func (t *Task) prepareUretprobe(u *uprobe, r Regs, ri *returnInstance) {
 		return
 	}
 	tramp := m.trampolineVaddr()
-	orig := t.hijackReturnAddr(tramp, r)
+	// Nothing below changes SP before ri.stack is set from it.
+	sp := t.sp(r)
+	orig := t.hijackReturnAddr(tramp, sp, r)
 	if orig == ^uint64(0) {
 		s.riFree(ri)
 		return
 	}
 	chained := orig == tramp
-	t.cleanupReturnInstances(chained, r)
+	if ut.ri.Load() != nil || s.opts.WrongReuseBeforeUnlink { // else nothing to clean up
+		t.cleanupReturnInstances(chained, r)
+	}
 	if chained {
 		top := ut.ri.Load()
 		if top == nil {
@@ -386,8 +405,8 @@ func (t *Task) prepareUretprobe(u *uprobe, r Regs, ri *returnInstance) {
 		s.stats.uretChained.Add(1)
 	}
 	idx := s.retSRCU.readLock(t.cpu)
-	ri.fn = r.PC()
-	ri.stack = r.SP()
+	ri.fn = t.pc(r)
+	ri.stack = sp
 	ri.origRetVaddr = orig
 	ri.chained = chained
 	ut.depth++
@@ -428,7 +447,7 @@ func (t *Task) handleTrampoline(r Regs) {
 	for {
 		nextChain := findNextRetChain(ri)
 		valid := nextChain == nil || t.uretprobeIsAlive(nextChain, rpCheckRet, r)
-		r.SetPC(ri.origRetVaddr)
+		t.setPC(r, ri.origRetVaddr)
 		for {
 			next := ri.next.Load()
 			ut.ri.Store(next)
@@ -474,13 +493,14 @@ func (t *Task) handleUretprobeChain(ri *returnInstance, u *uprobe, r Regs) {
 		if session && ric == nil {
 			continue
 		}
-		*ctx = Ctx{Task: t, Regs: r, Addr: ri.fn, RetAddr: ri.origRetVaddr, Cookie: c.cookie, Name: c.name}
+		var cookie *uint64
 		if ric != nil {
-			ctx.Session = &ric.cookie
+			cookie = &ric.cookie
 		}
+		ctx.set(t, r, ri.fn, ri.origRetVaddr, c.cookie, cookie, c.name)
 		c.RetHandler(ctx)
 	}
-	*ctx = Ctx{Task: t}
+	ctx.reset(t)
 	s.hitRCU.readUnlock(t.cpu, idx)
 }
 
@@ -532,39 +552,36 @@ func (t *Task) SysUretprobe(r Regs) uint64 {
 		return sigill()
 	}
 	ip := a.vaddr + X86UretprobeCheckOffset
-	if r.PC() != ip {
+	if t.pc(r) != ip {
 		return sigill()
 	}
-	var b []byte
-	if t.utask != nil {
-		b = t.utask.scratch[:24]
+	var w []uint64
+	if ut := t.utask; ut != nil {
+		w = ut.words[:3]
 	} else {
-		b = make([]byte, 24)
+		w = make([]uint64, 3)
 	}
-	sp := r.SP()
-	if t.copyFromUser(r, b, sp) != nil {
+	sp := t.sp(r)
+	if t.readUserWords(r, w, sp) != nil {
 		return sigill()
 	}
-	le := binary.LittleEndian
-	r.SetReg(11, le.Uint64(b[0:]))
-	r.SetReg(1, le.Uint64(b[8:]))
-	r.SetReg(0, le.Uint64(b[16:]))
+	t.setReg(r, 11, w[0])
+	t.setReg(r, 1, w[1])
+	t.setReg(r, 0, w[2])
 	sp += 24
-	r.SetSP(sp)
+	t.setSP(r, sp)
 	t.handleTrampoline(r)
-	if r.SP() != sp {
-		return r.Reg(0) // a handler changed SP: return through IRET with the final regs
+	if t.sp(r) != sp {
+		return t.reg(r, 0) // a handler changed SP: return through IRET with the final regs
 	}
 	sp -= 24
-	r.SetSP(sp)
-	le.PutUint64(b[0:], r.Reg(11))
-	le.PutUint64(b[8:], r.Reg(1))
-	le.PutUint64(b[16:], r.PC())
-	r.SetPC(ip)
-	if t.copyToUser(r, b, sp) != nil {
+	t.setSP(r, sp)
+	w[0], w[1], w[2] = t.reg(r, 11), t.reg(r, 1), t.pc(r)
+	t.setPC(r, ip)
+	if t.writeUserWords(r, w, sp) != nil {
 		return sigill()
 	}
-	r.SetReg(11, r.Flags())
-	r.SetReg(1, r.PC())
-	return r.Reg(0)
+	t.setReg(r, 11, r.Flags())
+	t.setReg(r, 1, ip) // the PC, as just set
+	return t.reg(r, 0)
 }

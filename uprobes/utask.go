@@ -65,6 +65,20 @@ type Ctx struct {
 	Name string
 }
 
+// set assigns every field of c, in place: the handler paths fill the
+// per-thread Ctx so on each call (a composite literal would build a
+// temporary and copy it).
+func (c *Ctx) set(t *Task, r Regs, addr, retAddr, cookie uint64, session *uint64, name string) {
+	c.Task, c.Regs, c.Addr, c.RetAddr, c.Cookie, c.Session, c.Name = t, r, addr, retAddr, cookie, session, name
+}
+
+// reset is set to Ctx{Task: t}: nothing of the last hit stays reachable.
+func (c *Ctx) reset(t *Task) { c.set(t, nil, 0, 0, 0, nil, "") }
+
+// set and reset must assign every field: this unkeyed literal stops
+// compiling when Ctx gains one.
+var _ = Ctx{nil, nil, 0, 0, 0, nil, ""}
+
 // Arch returns the architecture of the thread.
 func (c *Ctx) Arch() Arch { return c.Task.mm.arch }
 
@@ -80,6 +94,16 @@ type Task struct {
 	utask *utask
 	// hit is the thread's last speculative lookup (hitcache.go).
 	hit hitCache
+	// flags is th.Flags(), the thread's flag word (fixed for its life).
+	flags ThreadFlags
+	// uw, sw and tf are th's optional userWordAccessor, userWordSwapper
+	// and trapFlagReader (nil: none), asserted once rather than on each
+	// use.
+	uw userWordAccessor
+	sw userWordSwapper
+	tf trapFlagReader
+	// rw is the thread's register words (BindRegWords), zero when unbound.
+	rw RegWords
 }
 
 // utask is struct uprobe_task.
@@ -117,6 +141,9 @@ type utask struct {
 	ctx     Ctx
 	cookie  uint64
 	scratch [32]byte
+	// words holds the user words of the return-address hijack and the
+	// uretprobe syscall (readUserWords).
+	words [3]uint64
 }
 
 // NewTask returns the uprobe state of a new thread of m. th is the
@@ -126,7 +153,11 @@ func (m *MM) NewTask(th Thread, tid int32, cpu int) *Task {
 	if cpu < 0 {
 		cpu = -cpu
 	}
-	return &Task{mm: m, th: th, tid: tid, cpu: cpu}
+	t := &Task{mm: m, th: th, tid: tid, cpu: cpu, flags: th.Flags()}
+	t.uw, _ = th.(userWordAccessor)
+	t.sw, _ = th.(userWordSwapper)
+	t.tf, _ = th.(trapFlagReader)
+	return t
 }
 
 // TID returns the thread id.
@@ -186,9 +217,9 @@ func (t *Task) BreakpointTrap(r Regs, addr uint64, imm uint32) bool {
 		return false
 	}
 	if m.arch == ArchAMD64 {
-		r.SetPC(addr + 1)
+		t.setPC(r, addr+1)
 	}
-	t.th.Flags().Set(TIF_UPROBE)
+	t.flags.Set(TIF_UPROBE)
 	return true
 }
 
@@ -197,7 +228,7 @@ func (t *Task) BreakpointTrap(r Regs, addr uint64, imm uint32) bool {
 // clears TIF_UPROBE and either finishes a single step
 // (handle_singlestep) or handles a breakpoint hit (handle_swbp).
 func (t *Task) NotifyResume(r Regs) {
-	t.th.Flags().Clear(TIF_UPROBE)
+	t.flags.Clear(TIF_UPROBE)
 	if ut := t.utask; ut != nil && ut.activeUprobe != nil {
 		t.handleSinglestep(r)
 	} else {
@@ -205,19 +236,14 @@ func (t *Task) NotifyResume(r Regs) {
 	}
 }
 
-// swbpAddr is uprobe_get_swbp_addr: x86 reports ip-1, arm64 pc.
-func (t *Task) swbpAddr(r Regs) uint64 {
-	if t.mm.arch == ArchAMD64 {
-		return r.PC() - 1
-	}
-	return r.PC()
-}
-
 // handleSWBP is handle_swbp (spec §2.3).
 func (t *Task) handleSWBP(r Regs) {
 	m := t.mm
 	s := m.sys
-	bp := t.swbpAddr(r)
+	bp := t.pc(r) // uprobe_get_swbp_addr: x86 reports ip-1, arm64 pc
+	if m.arch == ArchAMD64 {
+		bp--
+	}
 	if a := m.xolAreaLoad(); a != nil && bp == a.vaddr {
 		t.handleTrampoline(r)
 		return
@@ -236,12 +262,12 @@ func (t *Task) handleSWBP(r Regs) {
 		}
 		return
 	}
-	r.SetPC(bp)
+	t.setPC(r, bp)
 	if !u.copied.Load() {
 		s.stats.restarts.Add(1)
 		return
 	}
-	if t.getUtask() == nil {
+	if t.utask == nil && t.getUtask() == nil {
 		s.stats.restarts.Add(1)
 		return
 	}
@@ -251,13 +277,18 @@ func (t *Task) handleSWBP(r Regs) {
 		defer t.atomicOp(ObjUprobeRef, u) // put_uprobe of find_uprobe's reference
 	}
 	t.handlerChain(u, r)
-	if t.skipSStep(u, r) {
-		s.stats.simulated.Add(t.cpu, 1)
-		if m.arch == ArchARM64 {
+	// arch_uprobe_skip_sstep: simulate (arm64) or emulate (x86) the
+	// probed instruction when the analysis allows it.
+	if m.arch == ArchARM64 {
+		if u.arch.simulate {
+			t.simulateARM64(&u.arch, r)
+			s.stats.simulated.Add(t.cpu, 1)
 			t.cost(PathSimulate, 1)
-		} else {
-			t.cost(PathEmulate, 1)
+			return
 		}
+	} else if t.x86Emulate(&u.arch, r) {
+		s.stats.simulated.Add(t.cpu, 1)
+		t.cost(PathEmulate, 1)
 		return
 	}
 	if !t.preSSout(u, r, bp) {
@@ -269,11 +300,16 @@ func (t *Task) handleSWBP(r Regs) {
 // without the mm lock first, then the locked one, which also tells
 // whether a breakpoint opcode is at bp when no uprobe owns it.
 func (t *Task) findActiveUprobe(bp uint64) (*uprobe, int) {
+	if u := t.hit.lookup(t.mm, bp); u != nil {
+		return u, 0 // the same answer as the lookups below (hitcache.go)
+	}
+	return t.findActiveUprobeSlow(bp)
+}
+
+// findActiveUprobeSlow is findActiveUprobe past the hit cache.
+func (t *Task) findActiveUprobeSlow(bp uint64) (*uprobe, int) {
 	m := t.mm
 	s := m.sys
-	if u := t.hit.lookup(m, bp); u != nil {
-		return u, 0 // the same answer as the lookup below (hitcache.go)
-	}
 	snap := t.hit.snapshot(m)
 	seq := m.mmapSeq.begin()
 	if v, ok := m.as.FindVMA(bp); ok && !v.File.IsZero() {
@@ -332,10 +368,11 @@ func (t *Task) handlerChain(u *uprobe, r Regs) {
 		ut.cookie = 0
 		rc := 0
 		if c.Handler != nil {
-			*ctx = Ctx{Task: t, Regs: r, Addr: r.PC(), Cookie: c.cookie, Name: c.name}
+			var cookie *uint64
 			if session {
-				ctx.Session = &ut.cookie
+				cookie = &ut.cookie
 			}
+			ctx.set(t, r, t.pc(r), 0, c.cookie, cookie, c.name)
 			rc = c.Handler(ctx)
 			if rc < 0 || rc > 2 {
 				s.warn("bad rc=%d from uprobe handler of %s", rc, c.name)
@@ -357,7 +394,7 @@ func (t *Task) handlerChain(u *uprobe, r Regs) {
 			}
 		}
 	}
-	*ctx = Ctx{Task: t}
+	ctx.reset(t)
 	if ri != nil {
 		t.prepareUretprobe(u, r, ri)
 	}
@@ -368,19 +405,6 @@ func (t *Task) handlerChain(u *uprobe, r Regs) {
 		}
 		u.registerRWSem.RUnlock()
 	}
-}
-
-// skipSStep is arch_uprobe_skip_sstep: simulate (arm64) or emulate
-// (x86) the probed instruction when the analysis allows it.
-func (t *Task) skipSStep(u *uprobe, r Regs) bool {
-	if t.mm.arch == ArchARM64 {
-		if !u.arch.simulate {
-			return false
-		}
-		simulateARM64(&u.arch, r)
-		return true
-	}
-	return t.x86Emulate(&u.arch, r)
 }
 
 // preSSout is pre_ssout: take a reference and a slot, point the thread
@@ -432,7 +456,7 @@ func (t *Task) StepDone(r Regs) bool {
 		t.mm.sys.warn("uprobe: single-step trap at %#x, expected %#x", r.PC(), ut.xolVaddr+4)
 	}
 	ut.state = UTaskSStepAck
-	t.th.Flags().Set(TIF_UPROBE)
+	t.flags.Set(TIF_UPROBE)
 	return true
 }
 
@@ -467,7 +491,7 @@ func (t *Task) DenySignal() bool {
 	if ut.state != UTaskSStep {
 		s.warn("uprobe_deny_signal: state %s, want UTASK_SSTEP", ut.state)
 	}
-	fl := t.th.Flags()
+	fl := t.flags
 	if !fl.Test(TIF_SIGPENDING) {
 		return true
 	}
@@ -513,7 +537,7 @@ func (t *Task) handleSinglestep(r Regs) {
 		s.stats.aborts.Add(1)
 	case UTaskSStepDenySignal:
 		// v1 variant (b): re-raise without post_xol/abort_xol.
-		t.th.Flags().Set(TIF_SIGPENDING)
+		t.flags.Set(TIF_SIGPENDING)
 	default:
 		s.warn("handle_singlestep: state %s", ut.state)
 	}
@@ -529,7 +553,7 @@ func (t *Task) handleSinglestep(r Regs) {
 		// after a completed step the notifier has overwritten
 		// DENY_SIGNAL with ACK, so a denied signal is lost.
 		if state == UTaskSStepTrapped {
-			t.th.Flags().Set(TIF_SIGPENDING)
+			t.flags.Set(TIF_SIGPENDING)
 		}
 	case s.opts.SingleStepSiglock:
 		l := t.th.Siglock()
@@ -545,7 +569,7 @@ func (t *Task) handleSinglestep(r Regs) {
 			c.Unlock(t.th, ObjSiglock, l)
 		}
 	case ut.signalDenied:
-		t.th.Flags().Set(TIF_SIGPENDING)
+		t.flags.Set(TIF_SIGPENDING)
 		ut.signalDenied = false
 	}
 	if err != nil {

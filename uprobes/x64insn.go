@@ -389,12 +389,13 @@ func x86CheckJmpCond(opc1 byte, flags uint64) bool {
 // on success sp -= 8.
 func (t *Task) x86EmulatePush(r Regs, val uint64) bool {
 	ut := t.utask
-	sp := r.SP() - 8
-	binary.LittleEndian.PutUint64(ut.scratch[:8], val)
-	if t.copyToUser(r, ut.scratch[:8], sp) != nil {
+	sp := t.sp(r) - 8
+	w := ut.words[:1]
+	w[0] = val
+	if t.writeUserWords(r, w, sp) != nil {
 		return false
 	}
-	r.SetSP(sp)
+	t.setSP(r, sp)
 	return true
 }
 
@@ -404,7 +405,7 @@ func (t *Task) x86Emulate(au *archUprobe, r Regs) bool {
 	var ok bool
 	switch au.xops {
 	case x86OpsBranch:
-		newIP := r.PC() + uint64(au.ilen)
+		newIP := t.pc(r) + uint64(au.ilen)
 		offs := int64(au.branchOffs)
 		if au.branchOpc1 == 0xE8 {
 			if !t.x86EmulatePush(r, newIP) {
@@ -415,27 +416,33 @@ func (t *Task) x86Emulate(au *archUprobe, r Regs) bool {
 			// materialise an interpreter's lazy flags.
 			offs = 0
 		}
-		r.SetPC(newIP + uint64(offs))
+		t.setPC(r, newIP+uint64(offs))
 		ok = true
 	case x86OpsPush:
-		if !t.x86EmulatePush(r, r.Reg(au.pushReg)) {
+		if !t.x86EmulatePush(r, t.reg(r, au.pushReg)) {
 			return false
 		}
-		r.SetPC(r.PC() + uint64(au.ilen))
+		t.setPC(r, t.pc(r)+uint64(au.ilen))
 		ok = true
 	}
-	if ok && x86TrapFlag(r) {
+	if ok && t.x86TrapFlag(r) {
 		t.th.SendSignal(SIGTRAP, false)
 	}
 	return ok
 }
 
 // trapFlagReader is implemented by Regs that read x86's TF without
-// computing the whole flags register (an interpreter with lazy flags).
+// computing the whole flags register (an interpreter with lazy flags),
+// or by a Thread that reads it so from its own registers (the Regs
+// passed with it).
 type trapFlagReader interface{ TrapFlag() bool }
 
-// x86TrapFlag is r.Flags()&TF != 0, through TrapFlag when r has it.
-func x86TrapFlag(r Regs) bool {
+// x86TrapFlag is r.Flags()&TF != 0, through TrapFlag when the thread or
+// r has it.
+func (t *Task) x86TrapFlag(r Regs) bool {
+	if tf := t.tf; tf != nil {
+		return tf.TrapFlag()
+	}
 	if tf, ok := r.(trapFlagReader); ok {
 		return tf.TrapFlag()
 	}
@@ -553,4 +560,81 @@ func (t *Task) copyToUser(r Regs, b []byte, addr uint64) error {
 		return nil
 	}
 	return t.mm.as.WriteAt(b, addr)
+}
+
+// userWordAccessor is implemented by a Thread (or Regs) that reads and
+// writes whole little-endian 64-bit words of its own user memory with
+// one translation (vm.TLB.ReadUserWords): the x86 return address and
+// the uretprobe trampoline's saved registers. It hits and misses where
+// the Regs' userAccessor would for the same bytes; false means "take
+// copyFromUser's path".
+type userWordAccessor interface {
+	ReadUserWords(w []uint64, addr uint64) bool
+	WriteUserWords(w []uint64, addr uint64) bool
+}
+
+// userWordSwapper is an optional interface of the Thread (with
+// userWordAccessor): SwapUserWord is ReadUserWords of the word at addr
+// and then, unless it is v already, WriteUserWords of v there, in one
+// translation. read: the read hit and old is the word; written: v is
+// there now. A write that would miss writes nothing.
+type userWordSwapper interface {
+	SwapUserWord(addr, v uint64) (old uint64, read, written bool)
+}
+
+// readUserWords is copy_from_user of len(w) (at most 3) little-endian
+// words at addr into w: the word accessor when r has one and it hits,
+// else copyFromUser of the bytes, decoded.
+func (t *Task) readUserWords(r Regs, w []uint64, addr uint64) error {
+	if u := t.uw; u != nil {
+		if u.ReadUserWords(w, addr) {
+			return nil
+		}
+	} else if u, ok := r.(userWordAccessor); ok && u.ReadUserWords(w, addr) {
+		return nil
+	}
+	return t.readUserWordsSlow(r, w, addr)
+}
+
+//go:noinline
+func (t *Task) readUserWordsSlow(r Regs, w []uint64, addr uint64) error {
+	b := t.userScratch(len(w))
+	if err := t.copyFromUser(r, b, addr); err != nil {
+		return err
+	}
+	for i := range w {
+		w[i] = binary.LittleEndian.Uint64(b[8*i:])
+	}
+	return nil
+}
+
+// writeUserWords is copy_to_user of the words w (at most 3),
+// little-endian, at addr (see readUserWords).
+func (t *Task) writeUserWords(r Regs, w []uint64, addr uint64) error {
+	if u := t.uw; u != nil {
+		if u.WriteUserWords(w, addr) {
+			return nil
+		}
+	} else if u, ok := r.(userWordAccessor); ok && u.WriteUserWords(w, addr) {
+		return nil
+	}
+	return t.writeUserWordsSlow(r, w, addr)
+}
+
+//go:noinline
+func (t *Task) writeUserWordsSlow(r Regs, w []uint64, addr uint64) error {
+	b := t.userScratch(len(w))
+	for i, v := range w {
+		binary.LittleEndian.PutUint64(b[8*i:], v)
+	}
+	return t.copyToUser(r, b, addr)
+}
+
+// userScratch is n words' worth of byte scratch for a user access: the
+// utask's, or a new buffer for a thread without one.
+func (t *Task) userScratch(n int) []byte {
+	if ut := t.utask; ut != nil {
+		return ut.scratch[:8*n]
+	}
+	return make([]byte, 8*n)
 }

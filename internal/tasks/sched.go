@@ -93,9 +93,39 @@ func (s *detSched) addTimer(deadline int64, fire func()) *detTimer {
 // resetTimer (re)queues tm at deadline.
 func (s *detSched) resetTimer(tm *detTimer, deadline int64) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.removeTimerLocked(tm)
+	s.resetTimerLocked(tm, deadline)
+	s.mu.Unlock()
+}
+
+// resetTimerAfter (re)queues tm d virtual nanoseconds from now and
+// reports whether it was queued (mod_timer's return): now and the queue
+// under one acquisition of s.mu. The uretprobe model re-arms its
+// ri_timer so on every uretprobe hit.
+func (s *detSched) resetTimerAfter(tm *detTimer, d int64) bool {
+	s.mu.Lock()
+	was := tm.queued
+	if deadline := s.vclock + d; s.staysLastLocked(tm, deadline) {
+		s.seq++
+		tm.deadline, tm.seq = deadline, s.seq
+	} else {
+		s.resetTimerLocked(tm, deadline)
+	}
+	s.mu.Unlock()
+	return was
+}
+
+// resetTimerLocked is resetTimer with s.mu held. The queue is sorted by
+// (deadline, seq) and the re-armed timer takes a new seq, the largest,
+// so its place is after every timer due at or before deadline. A timer
+// that is last and stays last (the common re-arm: the one pending
+// timer, its deadline moved later) keeps its slot: no search, no shift.
+func (s *detSched) resetTimerLocked(tm *detTimer, deadline int64) {
 	s.seq++
+	if s.staysLastLocked(tm, deadline) {
+		tm.deadline, tm.seq = deadline, s.seq
+		return
+	}
+	s.removeTimerLocked(tm)
 	tm.deadline, tm.seq, tm.queued = deadline, s.seq, true
 	i := sort.Search(len(s.timers), func(i int) bool {
 		o := s.timers[i]
@@ -104,6 +134,13 @@ func (s *detSched) resetTimer(tm *detTimer, deadline int64) {
 	s.timers = append(s.timers, nil)
 	copy(s.timers[i+1:], s.timers[i:])
 	s.timers[i] = tm
+}
+
+// staysLastLocked reports whether tm is queued last and re-arming it at
+// deadline (with a new, largest seq) leaves it last.
+func (s *detSched) staysLastLocked(tm *detTimer, deadline int64) bool {
+	n := len(s.timers)
+	return tm.queued && n > 0 && s.timers[n-1] == tm && (n == 1 || s.timers[n-2].deadline <= deadline)
 }
 
 // stopTimer dequeues tm; it reports whether it was queued.

@@ -93,16 +93,32 @@ type uRegs struct {
 	t   *Task
 	x86 *amd64.CPU
 	a64 *arm64.CPU
+	// tlb is the CPU's TLB (fixed for the CPU's life), nil for another
+	// kind of CPU.
+	tlb *vm.TLB
 }
 
-// bind points r at cpu, the task's new CPU.
+// bind points r at cpu, the task's new CPU, and gives the uprobe task
+// (when there is one) the CPU's register words (uprobes.BindRegWords):
+// the register files the CPUs' Regs methods return alias their state
+// for the CPU's life.
 func (r *uRegs) bind(cpu vm.CPU) {
-	r.x86, r.a64 = nil, nil
+	r.x86, r.a64, r.tlb = nil, nil, nil
+	var w uprobes.RegWords
 	switch c := cpu.(type) {
 	case *amd64.CPU:
 		r.x86 = c
+		r.tlb = c.TLB()
+		g := c.Regs() // materialises RFLAGS there, a snapshot nothing reads
+		w = uprobes.RegWords{GPR: g.GPR[:], SP: &g.GPR[4], PC: &g.RIP}
 	case *arm64.CPU:
 		r.a64 = c
+		r.tlb = c.TLB()
+		g := c.Regs()
+		w = uprobes.RegWords{GPR: g.X[:], SP: &g.SP, PC: &g.PC, Flags: &g.NZCV}
+	}
+	if u := r.t.utask; u != nil {
+		u.BindRegWords(w)
 	}
 }
 
@@ -203,6 +219,33 @@ func (u uThread) SendSignal(sig int, force bool) {
 	u.t.tg.sendSignal(signals.KernelInfo(signals.Signal(sig)), u.t)
 }
 
+// ReadUserWords, WriteUserWords, SwapUserWord and TrapFlag are uprobes'
+// optional Thread fast paths (asserted once, when the uprobe task is
+// made): the thread's own user words and TF through its current CPU, as
+// t.uregs gives them.
+func (u uThread) ReadUserWords(w []uint64, addr uint64) bool {
+	if r := u.t.uregs; r != nil && r.tlb != nil {
+		return r.tlb.ReadUserWords(w, addr)
+	}
+	return false
+}
+
+func (u uThread) WriteUserWords(w []uint64, addr uint64) bool {
+	if r := u.t.uregs; r != nil && r.tlb != nil {
+		return r.tlb.WriteUserWords(w, addr)
+	}
+	return false
+}
+
+func (u uThread) SwapUserWord(addr, v uint64) (old uint64, read, written bool) {
+	if r := u.t.uregs; r != nil && r.tlb != nil {
+		return r.tlb.SwapUserWord(addr, v)
+	}
+	return 0, false, false
+}
+
+func (u uThread) TrapFlag() bool { return u.t.uregs != nil && u.t.uregs.TrapFlag() }
+
 // Wait blocks until ready (XOL slot waits), under either scheduler.
 func (u uThread) Wait(ready func() bool) {
 	for !ready() && !u.t.killed.Load() {
@@ -220,9 +263,7 @@ type detTimerHandle struct {
 }
 
 func (d *detTimerHandle) Reset(dur time.Duration) bool {
-	was := d.tm.queued
-	d.k.det.resetTimer(d.tm, d.k.det.now()+int64(dur))
-	return was
+	return d.k.det.resetTimerAfter(d.tm, int64(dur))
 }
 
 func (d *detTimerHandle) Stop() bool { return d.k.det.stopTimer(d.tm) }
@@ -263,8 +304,8 @@ func (tg *ThreadGroup) attachUprobes(img *vm.Image) {
 // newUtask makes t's uprobe task (one per thread).
 func (t *Task) newUtask() {
 	if t.tg.umm != nil {
-		t.utask = t.tg.umm.NewTask(uThread{t}, t.tid, int(t.tid))
 		t.uregs = &uRegs{t: t}
+		t.utask = t.tg.umm.NewTask(uThread{t}, t.tid, int(t.tid))
 		t.uregs.bind(t.cpu)
 	}
 }
@@ -396,6 +437,17 @@ func (r *uRegs) WriteUser(b []byte, addr uint64) bool {
 		return c.TLB().WriteUser(b, addr)
 	}
 	return false
+}
+
+// ReadUserWords and WriteUserWords are ReadUser and WriteUser of whole
+// little-endian words (vm.TLB.ReadUserWords): uprobes' fast path for the
+// return address and the uretprobe trampoline's saved registers.
+func (r *uRegs) ReadUserWords(w []uint64, addr uint64) bool {
+	return r.tlb != nil && r.tlb.ReadUserWords(w, addr)
+}
+
+func (r *uRegs) WriteUserWords(w []uint64, addr uint64) bool {
+	return r.tlb != nil && r.tlb.WriteUserWords(w, addr)
 }
 
 // Gen is the address space's mapping generation (vm.MM.Gen): uprobes'

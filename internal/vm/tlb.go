@@ -619,3 +619,71 @@ func (t *TLB) WriteUser(b []byte, addr uint64) bool {
 	t.Leave()
 	return ok
 }
+
+// ReadUserWords is ReadUser of len(w) little-endian 64-bit words at addr
+// (8*len(w) bytes, any alignment), decoded into w: one translation and
+// no byte copy for the uprobe code's word-sized user accesses (the x86
+// return address, the uretprobe trampoline's three saved registers). It
+// hits and misses exactly where ReadUser of those bytes would.
+func (t *TLB) ReadUserWords(w []uint64, addr uint64) bool {
+	n := uint64(len(w)) * 8
+	if n == 0 || addr&PageMask+n > PageSize || t.inRun {
+		return false
+	}
+	t.Enter()
+	ok := false
+	if e := &t.r[(addr>>PageShift)&tlbMask]; e.tag == addr>>PageShift {
+		p := unsafe.Add(unsafe.Pointer(e.data), addr&PageMask)
+		for i := range w {
+			w[i] = le64(unsafe.Add(p, 8*i))
+		}
+		ok = true
+	}
+	t.Leave()
+	return ok
+}
+
+// WriteUserWords is WriteUser of the words w, little-endian, at addr
+// (see ReadUserWords): all of them or, reporting false, none.
+func (t *TLB) WriteUserWords(w []uint64, addr uint64) bool {
+	n := uint64(len(w)) * 8
+	if n == 0 || addr&PageMask+n > PageSize || t.inRun {
+		return false
+	}
+	t.Enter()
+	ok := false
+	if e := &t.w[(addr>>PageShift)&tlbMask]; e.tag == addr>>PageShift {
+		p := unsafe.Add(unsafe.Pointer(e.data), addr&PageMask)
+		for i, v := range w {
+			put64(unsafe.Add(p, 8*i), v)
+		}
+		ok = true
+	}
+	t.Leave()
+	return ok
+}
+
+// SwapUserWord is ReadUserWords of the word at addr and then, when it
+// is not v, WriteUserWords of v there, under one Enter (the uprobe
+// code's return-address hijack). read reports that the read hit (old is
+// the word); written that v is there now (it was, or the write hit).
+// A write that would miss writes nothing, for the caller to take
+// MM.WriteAt's path.
+func (t *TLB) SwapUserWord(addr, v uint64) (old uint64, read, written bool) {
+	if addr&PageMask > PageSize-8 || t.inRun {
+		return 0, false, false
+	}
+	t.Enter()
+	vpn := addr >> PageShift
+	if e := &t.r[vpn&tlbMask]; e.tag == vpn {
+		read = true
+		old = le64(unsafe.Add(unsafe.Pointer(e.data), addr&PageMask))
+		written = old == v
+		if e := &t.w[vpn&tlbMask]; !written && e.tag == vpn {
+			put64(unsafe.Add(unsafe.Pointer(e.data), addr&PageMask), v)
+			written = true
+		}
+	}
+	t.Leave()
+	return old, read, written
+}

@@ -62,3 +62,52 @@ func TestTLBUserAccess(t *testing.T) {
 
 // Load8Ok is Load8's ok, for the test above.
 func (t *TLB) Load8Ok(addr uint64) bool { _, ok := t.Load8(addr); return ok }
+
+// TestTLBUserWords: ReadUserWords, WriteUserWords and SwapUserWord hit
+// and miss exactly where ReadUser and WriteUser of the same bytes do,
+// little-endian, and leave the TLB outside guest execution.
+func TestTLBUserWords(t *testing.T) {
+	mm := NewMM()
+	require.NoError(t, mm.Map(VMA{Start: 0x10000, End: 0x12000, Prot: ProtRead | ProtWrite}))
+	tlb := NewTLB(mm)
+	w := make([]uint64, 3)
+
+	require.False(t, tlb.ReadUserWords(w, 0x10100))
+	require.False(t, tlb.WriteUserWords(w, 0x10100))
+	_, read, written := tlb.SwapUserWord(0x10100, 7)
+	require.False(t, read)
+	require.False(t, written)
+
+	require.True(t, tlb.Store64(0x10100, 0x1122334455667788))
+	require.True(t, tlb.WriteUserWords([]uint64{1, 2, 3}, 0x10104)) // unaligned
+	require.True(t, tlb.ReadUserWords(w, 0x10104))
+	require.Equal(t, []uint64{1, 2, 3}, w)
+	var b [4]byte
+	require.True(t, tlb.ReadUser(b[:], 0x10100))
+	require.Equal(t, [4]byte{0x88, 0x77, 0x66, 0x55}, b)
+
+	old, read, written := tlb.SwapUserWord(0x10104, 9)
+	require.Equal(t, []any{uint64(1), true, true}, []any{old, read, written})
+	old, read, written = tlb.SwapUserWord(0x10104, 9) // already there
+	require.Equal(t, []any{uint64(9), true, true}, []any{old, read, written})
+	require.Zero(t, tlb.active.Load(), "left the TLB announced as executing")
+
+	// Off the page, or none: refused.
+	require.False(t, tlb.ReadUserWords(w, 0x10ff0))
+	require.False(t, tlb.WriteUserWords(w, 0x10ff0))
+	require.False(t, tlb.ReadUserWords(nil, 0x10100))
+	_, read, _ = tlb.SwapUserWord(0x10ffc, 1)
+	require.False(t, read)
+
+	// Read-only: reads hit, writes and the swap's write miss (nothing
+	// written).
+	require.NoError(t, mm.Protect(0x10000, 0x11000, ProtRead))
+	require.False(t, tlb.WriteUserWords(w[:1], 0x10104)) // resyncs: the write entry goes
+	require.True(t, tlb.Load8Ok(0x10100))
+	require.True(t, tlb.ReadUserWords(w[:1], 0x10104))
+	require.False(t, tlb.WriteUserWords(w[:1], 0x10104))
+	old, read, written = tlb.SwapUserWord(0x10104, 5)
+	require.Equal(t, []any{uint64(9), true, false}, []any{old, read, written})
+	require.True(t, tlb.ReadUserWords(w[:1], 0x10104))
+	require.Equal(t, uint64(9), w[0])
+}
