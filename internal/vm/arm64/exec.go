@@ -664,15 +664,27 @@ block:
 			case decode.A64SVC:
 				c.n += (pc-c.blockStart)>>2 + 1
 				exit = vm.Exit{Reason: vm.ExitSyscall, PC: pc + 4}
-				if c.trap != nil {
-					goto trap
+				if c.trap != nil { // the kernel's fast path (fastTrap)
+					var act vm.TrapAction
+					if act, pc, nzcv = c.fastTrap(exit.Reason, exit.PC, 0, pc, nzcv); act == vm.TrapResume {
+						pg = nil // the handler may have changed the mappings
+						continue block
+					} else if act == vm.TrapLeave {
+						exit = vm.Exit{Reason: vm.ExitBudget, PC: pc}
+					}
 				}
 				goto done
 			case decode.A64BRK:
 				c.n += (pc - c.blockStart) >> 2
 				exit = vm.Exit{Reason: vm.ExitBreakpoint, PC: pc, Code: uint32(in.Imm)}
 				if c.trap != nil {
-					goto trap
+					var act vm.TrapAction
+					if act, pc, nzcv = c.fastTrap(exit.Reason, exit.PC, exit.Code, pc, nzcv); act == vm.TrapResume {
+						pg = nil
+						continue block
+					} else if act == vm.TrapLeave {
+						exit = vm.Exit{Reason: vm.ExitBudget, PC: pc}
+					}
 				}
 				goto done
 			case decode.A64CLREX:
@@ -747,27 +759,6 @@ block:
 			pc += 4
 		}
 		c.n += (pc - c.blockStart) >> 2
-		continue
-
-	trap:
-		// SVC or BRK with a kernel fast path (vm.TrapHandler): unless this
-		// is a step, the trapping instruction used up the budget or the
-		// cache model is on, the handler runs here and execution goes on
-		// without leaving Run.
-		if c.step || c.n >= c.limit || c.cm != nil {
-			goto done
-		}
-		c.regs.NZCV = nzcv << 28
-		switch c.fastTrap(exit.Reason, exit.PC, exit.Code) {
-		case vm.TrapResume:
-			pc, nzcv = c.regs.PC, c.regs.NZCV>>28&15
-			pg = nil // the handler may have changed the mappings
-			continue
-		case vm.TrapLeave:
-			exit = vm.Exit{Reason: vm.ExitBudget, PC: c.regs.PC}
-		}
-		nzcv = c.regs.NZCV >> 28 & 15
-		goto done
 	}
 
 memExit:
@@ -793,14 +784,22 @@ done:
 	return exit
 }
 
-// fastTrap calls the trap handler for an exit with the state Run's return
-// would leave (PC stored, this call's instructions retired, the exclusive
-// monitor cleared as by exception entry, TLB outside guest execution) and
-// resynchronises the TLB afterwards. The caller has stored NZCV.
+// fastTrap is the kernel's fast path (vm.TrapHandler) for the SVC or BRK
+// at pc, whose exit Run would return: unless this is a step, the
+// instruction used up the budget or the cache model is on, it calls the
+// handler with the state Run's return would leave (PC and NZCV stored,
+// this call's instructions retired, the exclusive monitor cleared as by
+// exception entry, TLB outside guest execution), resynchronises the TLB
+// and returns the handler's answer with the PC and NZCV to go on with
+// (unchanged with TrapExit when it did not call it).
 //
 //go:noinline
-func (c *CPU) fastTrap(reason vm.ExitReason, pc uint64, code uint32) vm.TrapAction {
-	c.regs.PC = pc
+func (c *CPU) fastTrap(reason vm.ExitReason, exitPC uint64, code uint32, pc, nzcv uint64) (vm.TrapAction, uint64, uint64) {
+	if c.step || c.n >= c.limit || c.cm != nil {
+		return vm.TrapExit, pc, nzcv
+	}
+	c.regs.PC = exitPC
+	c.regs.NZCV = nzcv << 28
 	c.retired += c.n
 	c.limit -= c.n
 	c.n = 0
@@ -809,10 +808,13 @@ func (c *CPU) fastTrap(reason vm.ExitReason, pc uint64, code uint32) vm.TrapActi
 	// call's, less what the steps retired.
 	limit, step, r0 := c.limit, c.step, c.retired
 	c.tlb.Leave()
-	act := c.trap.Trap(reason, pc, code, limit)
+	act := c.trap.Trap(reason, exitPC, code, limit)
 	c.tlb.Enter()
 	c.limit, c.step, c.n = limit-min(c.retired-r0, limit), step, 0
-	return act
+	if act == vm.TrapExit {
+		return act, exitPC, c.regs.NZCV >> 28 & 15
+	}
+	return act, c.regs.PC, c.regs.NZCV >> 28 & 15
 }
 
 // SetTrapHandler installs the kernel's fast path for SVC and BRK (nil

@@ -624,15 +624,27 @@ block:
 			case decode.A64SVC:
 				c.n += (pc-c.blockStart)>>2 + 1
 				exit = vm.Exit{Reason: vm.ExitSyscall, PC: pc + 4}
-				if c.trap != nil {
-					goto trap
+				if c.trap != nil { // the kernel's fast path (fastTrap)
+					var act vm.TrapAction
+					if act, pc, nzcv = c.fastTrap(exit.Reason, exit.PC, 0, pc, nzcv); act == vm.TrapResume {
+						pg = nil // the handler may have changed the mappings
+						continue block
+					} else if act == vm.TrapLeave {
+						exit = vm.Exit{Reason: vm.ExitBudget, PC: pc}
+					}
 				}
 				goto done
 			case decode.A64BRK:
 				c.n += (pc - c.blockStart) >> 2
 				exit = vm.Exit{Reason: vm.ExitBreakpoint, PC: pc, Code: uint32(in.Imm)}
 				if c.trap != nil {
-					goto trap
+					var act vm.TrapAction
+					if act, pc, nzcv = c.fastTrap(exit.Reason, exit.PC, exit.Code, pc, nzcv); act == vm.TrapResume {
+						pg = nil
+						continue block
+					} else if act == vm.TrapLeave {
+						exit = vm.Exit{Reason: vm.ExitBudget, PC: pc}
+					}
 				}
 				goto done
 			case decode.A64CLREX:
@@ -709,27 +721,6 @@ block:
 			pc += 4
 		}
 		c.n += (pc - c.blockStart) >> 2
-		continue
-
-	trap:
-		// SVC or BRK with a kernel fast path (vm.TrapHandler): unless this
-		// is a step, the trapping instruction used up the budget or the
-		// cache model is on, the handler runs here and execution goes on
-		// without leaving Run.
-		if c.step || c.n >= c.limit || c.cm != nil {
-			goto done
-		}
-		c.regs.NZCV = nzcv << 28
-		switch c.fastTrap(exit.Reason, exit.PC, exit.Code) {
-		case vm.TrapResume:
-			pc, nzcv = c.regs.PC, c.regs.NZCV>>28&15
-			pg = nil // the handler may have changed the mappings
-			continue
-		case vm.TrapLeave:
-			exit = vm.Exit{Reason: vm.ExitBudget, PC: c.regs.PC}
-		}
-		nzcv = c.regs.NZCV >> 28 & 15
-		goto done
 	}
 
 memExit:
