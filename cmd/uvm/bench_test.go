@@ -183,16 +183,23 @@ func BenchmarkUprobeHit(b *testing.B) {
 	}
 }
 
-// TestSyscallNoAllocs: a getpid round trip allocates nothing (the
+// TestSyscallNoAllocs: a getpid round trip and a signal round trip
+// (tgkill, delivery to a handler, rt_sigreturn) allocate nothing (the
 // difference between 1000 and 21000 calls of one guest, per call).
 func TestSyscallNoAllocs(t *testing.T) {
+	for _, mode := range []string{"getpid", "signal"} {
+		testRoundTripNoAllocs(t, mode)
+	}
+}
+
+func testRoundTripNoAllocs(t *testing.T, mode string) {
 	for _, arch := range guestArches {
 		bin, _ := filepath.Abs(filepath.Join("../../testdata/bin", arch, "sysloop"))
 		mallocs := func(n int) uint64 {
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
 			k := tasks.NewKernel(tasks.Options{Stdout: io.Discard, Stderr: os.Stderr})
-			tg, err := k.Start(bin, []string{"sysloop", "getpid", strconv.Itoa(n)})
+			tg, err := k.Start(bin, []string{"sysloop", mode, strconv.Itoa(n)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -205,7 +212,7 @@ func TestSyscallNoAllocs(t *testing.T) {
 		mallocs(1000) // warm
 		small, big := mallocs(1000), mallocs(21000)
 		if per := (float64(big) - float64(small)) / 20000; per > 0.01 {
-			t.Errorf("%s: %.3f allocations per getpid (%d for 1000 calls, %d for 21000)", arch, per, small, big)
+			t.Errorf("%s: %.3f allocations per %s (%d for 1000 calls, %d for 21000)", arch, per, mode, small, big)
 		}
 	}
 }

@@ -376,7 +376,11 @@ func (t *Task) dieOfSignal(sig signals.Signal, core bool, info signals.SigInfo) 
 // CPU at the handler (the arch's setupFrame). It reports false when the
 // frame cannot be written.
 func (t *Task) setupFrame(sig signals.Signal, info *signals.SigInfo, act signals.SigAction, blocked signals.SigSet) bool {
-	if !t.tg.arch.setupFrame(t, sig, info, act, blocked) {
+	// The arch's setupFrame is an indirect call, so a pointer passed to
+	// it escapes: the caller's siginfo goes through the thread's own copy
+	// rather than to the heap on every delivery.
+	t.frameInfo = *info
+	if !t.tg.arch.setupFrame(t, sig, &t.frameInfo, act, blocked) {
 		return false
 	}
 	t.fault = vm.Exit{}

@@ -244,6 +244,9 @@ type Task struct {
 	pending signals.Pending
 	blocked signals.SigSet
 	alt     signals.StackT
+	// frameInfo is the siginfo of the frame being built (setupFrame;
+	// owned by the thread's goroutine).
+	frameInfo signals.SigInfo
 	// x86trap: trap_nr/error_code/cr2 of an x86-64 thread (x86trap.go).
 	x86trap x86Trap
 	// savedBlocked is the mask to restore after rt_sigsuspend.
