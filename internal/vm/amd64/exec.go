@@ -670,6 +670,7 @@ func (c *CPU) run(limit uint64, step bool) (exit vm.Exit) {
 		// System.
 		case decode.X86Syscall:
 			f := c.rflags()
+			c.flags, c.lop = f, lfNone // materialised once: the kernel side reads RFLAGS too
 			next = in.PC + uint64(in.Len)
 			g[1] = next
 			g[11] = f &^ (1 << 16) // RF is cleared in the saved copy

@@ -667,8 +667,7 @@ block:
 				if c.trap != nil { // the kernel's fast path (fastTrap)
 					var act vm.TrapAction
 					if act, pc, nzcv = c.fastTrap(exit.Reason, exit.PC, 0, pc, nzcv); act == vm.TrapResume {
-						pg = nil // the handler may have changed the mappings
-						continue block
+						continue block // whose head checks the page again
 					} else if act == vm.TrapLeave {
 						exit = vm.Exit{Reason: vm.ExitBudget, PC: pc}
 					}
@@ -680,7 +679,6 @@ block:
 				if c.trap != nil {
 					var act vm.TrapAction
 					if act, pc, nzcv = c.fastTrap(exit.Reason, exit.PC, exit.Code, pc, nzcv); act == vm.TrapResume {
-						pg = nil
 						continue block
 					} else if act == vm.TrapLeave {
 						exit = vm.Exit{Reason: vm.ExitBudget, PC: pc}
