@@ -12,9 +12,10 @@ import (
 // thread's run loop (runstate.go) and being entered again. The handler
 // does exactly what that loop would have done for the exit, in the same
 // order: the exit's accounting (virtual clock, vvar page, CPU-time timers),
-// then the syscall or TIF_UPROBE work. Whenever anything else is due (a
-// signal, a stop, a ptrace or debugger stop, the thread's end, the XOL
-// single step) it hands the rest to the run loop, which carries on as
+// then the syscall or TIF_UPROBE work, and a uprobe's XOL single step
+// when the slice has room after it. Whenever anything else is due (a
+// signal, a stop, a ptrace or debugger stop, the thread's end, a step at
+// the slice's end) it hands the rest to the run loop, which carries on as
 // after the same exit. The CPU never calls it from a step, at the end of
 // the budget (so deterministic quanta end where they did) or with the
 // cache model on; it is not installed with the guest profiler, the
