@@ -104,12 +104,7 @@ func (s *detSched) resetTimer(tm *detTimer, deadline int64) {
 func (s *detSched) resetTimerAfter(tm *detTimer, d int64) bool {
 	s.mu.Lock()
 	was := tm.queued
-	if deadline := s.vclock + d; s.staysLastLocked(tm, deadline) {
-		s.seq++
-		tm.deadline, tm.seq = deadline, s.seq
-	} else {
-		s.resetTimerLocked(tm, deadline)
-	}
+	s.resetTimerLocked(tm, s.vclock+d)
 	s.mu.Unlock()
 	return was
 }

@@ -439,17 +439,6 @@ func (r *uRegs) WriteUser(b []byte, addr uint64) bool {
 	return false
 }
 
-// ReadUserWords and WriteUserWords are ReadUser and WriteUser of whole
-// little-endian words (vm.TLB.ReadUserWords): uprobes' fast path for the
-// return address and the uretprobe trampoline's saved registers.
-func (r *uRegs) ReadUserWords(w []uint64, addr uint64) bool {
-	return r.tlb != nil && r.tlb.ReadUserWords(w, addr)
-}
-
-func (r *uRegs) WriteUserWords(w []uint64, addr uint64) bool {
-	return r.tlb != nil && r.tlb.WriteUserWords(w, addr)
-}
-
 // Gen is the address space's mapping generation (vm.MM.Gen): uprobes'
 // per-thread hit cache (uprobes/hitcache.go) is valid while it is unchanged.
 func (a *uAddrSpace) Gen() uint64 { return a.mm.Gen() }
