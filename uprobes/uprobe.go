@@ -33,7 +33,7 @@ type System struct {
 	// hitRCU is the RCU Tasks Trace section around each breakpoint's
 	// handler chain and return handlers; retSRCU is uretprobes_srcu
 	// (leased return instances). uprobe_unregister_sync waits for both.
-	hitRCU  srcu
+	hitRCU  tasksTraceRCU
 	retSRCU srcu
 
 	// mmapHash are uprobes_mmap_mutex[UPROBES_HASH_SZ], keyed by file.
@@ -44,6 +44,8 @@ type System struct {
 	delayed   []delayedUprobe
 
 	stats statCounters
+	// slots hands the pcpuCounters' owned slots to the threads.
+	slots counterSlots
 }
 
 // New returns a uprobe subsystem with the given switches.

@@ -25,7 +25,7 @@ const (
 // hprobe is struct hprobe: the hybrid SRCU-leased / refcounted link from
 // a return instance to its uprobe.
 type hprobe struct {
-	state   atomic.Int32
+	state   onceInt32
 	uprobe  atomic.Pointer[uprobe]
 	srcuIdx int
 	srcuCPU int
@@ -49,7 +49,7 @@ type returnInstance struct {
 	consCnt      int
 	consumer     returnConsumer
 	extra        []returnConsumer // cons_cnt-1 more (extra_consumers)
-	next         atomic.Pointer[returnInstance]
+	next         rcuPointer[returnInstance]
 }
 
 func (h *hprobe) initLeased(u *uprobe, idx, cpu int) {
@@ -171,7 +171,7 @@ func (t *Task) allocReturnInstance() *returnInstance {
 	if s.opts.ReturnInstancePool {
 		if ri := ut.riPool; ri != nil {
 			ut.riPool = ri.next.Load()
-			s.stats.poolHits.Add(t.cpu, 1)
+			s.stats.poolHits.Add(t.slot, 1)
 			t.cost(PathRIPool, 1)
 			return ri
 		}
@@ -245,7 +245,7 @@ func (t *Task) freeRetInstance(ri *returnInstance, cleanupHprobe bool) {
 		ri.consCnt = 0
 		ri.next.Store(ut.riPool)
 		ut.riPool = ri
-		s.stats.poolPuts.Add(t.cpu, 1)
+		s.stats.poolPuts.Add(t.slot, 1)
 		t.cost(PathRIPool, 1)
 	} else {
 		if c := s.opts.Contention; c != nil {
@@ -413,7 +413,7 @@ func (t *Task) prepareUretprobe(u *uprobe, r Regs, ri *returnInstance) {
 	ri.hprobe.initLeased(u, idx, t.cpu)
 	ri.next.Store(ut.ri.Load())
 	ut.ri.Store(ri)
-	s.stats.uretEntries.Add(t.cpu, 1)
+	s.stats.uretEntries.Add(t.slot, 1)
 	if ut.riTimer == nil {
 		ut.riTimer = s.clock.AfterFunc(RITimerPeriod, ut.timerFn)
 	} else {
@@ -455,7 +455,7 @@ func (t *Task) handleTrampoline(r Regs) {
 			u, old := ri.hprobe.consume()
 			if valid {
 				t.handleUretprobeChain(ri, u, r)
-				s.stats.uretReturns.Add(t.cpu, 1)
+				s.stats.uretReturns.Add(t.slot, 1)
 			} else {
 				s.stats.uretPurged.Add(1)
 			}
@@ -481,7 +481,7 @@ func (t *Task) handleUretprobeChain(ri *returnInstance, u *uprobe, r Regs) {
 	}
 	s := t.mm.sys
 	ut := t.utask
-	idx := s.hitRCU.readLock(t.cpu)
+	idx := s.hitRCU.readLock(t.slot)
 	iter := 0
 	ctx := &ut.ctx
 	for _, c := range u.consumerList() {
@@ -501,7 +501,7 @@ func (t *Task) handleUretprobeChain(ri *returnInstance, u *uprobe, r Regs) {
 		c.RetHandler(ctx)
 	}
 	ctx.reset(t)
-	s.hitRCU.readUnlock(t.cpu, idx)
+	s.hitRCU.readUnlock(t.slot, idx)
 }
 
 // dupUtask is dup_utask: copy the parent's pending return instances into

@@ -90,6 +90,10 @@ type Task struct {
 	th  Thread
 	tid int32
 	cpu int
+	// slot is the thread's counter slot in mm.sys's pcpuCounters
+	// (counterSlots; sharedSlot when none was free): only this thread
+	// adds to it, until Exit.
+	slot int
 	// utask is struct uprobe_task, allocated on first need (get_utask).
 	utask *utask
 	// hit is the thread's last speculative lookup (hitcache.go).
@@ -124,7 +128,7 @@ type utask struct {
 
 	// Return instances (uretprobe.go).
 	depth   int
-	ri      atomic.Pointer[returnInstance] // return_instances, newest first
+	ri      rcuPointer[returnInstance] // return_instances, newest first
 	riPool  *returnInstance
 	riSeq   seqcount
 	riTimer Timer
@@ -153,7 +157,7 @@ func (m *MM) NewTask(th Thread, tid int32, cpu int) *Task {
 	if cpu < 0 {
 		cpu = -cpu
 	}
-	t := &Task{mm: m, th: th, tid: tid, cpu: cpu, flags: th.Flags()}
+	t := &Task{mm: m, th: th, tid: tid, cpu: cpu, flags: th.Flags(), slot: m.sys.slots.take()}
 	t.uw, _ = th.(userWordAccessor)
 	t.sw, _ = th.(userWordSwapper)
 	t.tf, _ = th.(trapFlagReader)
@@ -167,7 +171,20 @@ func (t *Task) TID() int32 { return t.tid }
 func (t *Task) MM() *MM { return t.mm }
 
 // SetMM switches the thread to a new address space (execve, after Free).
-func (t *Task) SetMM(m *MM) { t.mm = m }
+func (t *Task) SetMM(m *MM) {
+	if m.sys != t.mm.sys {
+		t.mm.sys.slots.put(t.slot)
+		t.slot = m.sys.slots.take()
+	}
+	t.mm = m
+}
+
+// Exit is the thread's end, after Free: its counter slot goes back to
+// the system (the counts stay in it). The Task must not be used after.
+func (t *Task) Exit() {
+	t.mm.sys.slots.put(t.slot)
+	t.slot = sharedSlot
+}
 
 // State returns the single-step state (UTaskRunning without a utask).
 func (t *Task) State() UTaskState {
@@ -248,8 +265,8 @@ func (t *Task) handleSWBP(r Regs) {
 		t.handleTrampoline(r)
 		return
 	}
-	idx := s.hitRCU.readLock(t.cpu)
-	defer s.hitRCU.readUnlock(t.cpu, idx)
+	idx := s.hitRCU.readLock(t.slot)
+	defer s.hitRCU.readUnlock(t.slot, idx)
 
 	u, isSWBP := t.findActiveUprobe(bp)
 	if u == nil {
@@ -271,8 +288,8 @@ func (t *Task) handleSWBP(r Regs) {
 		s.stats.restarts.Add(1)
 		return
 	}
-	s.stats.hits.Add(t.cpu, 1)
-	u.hits.Add(t.cpu, 1)
+	s.stats.hits.Add(t.slot, 1)
+	u.hits.Add(t.slot, 1)
 	if s.opts.Contention != nil && s.oldLookup() {
 		defer t.atomicOp(ObjUprobeRef, u) // put_uprobe of find_uprobe's reference
 	}
@@ -282,12 +299,12 @@ func (t *Task) handleSWBP(r Regs) {
 	if m.arch == ArchARM64 {
 		if u.arch.simulate {
 			t.simulateARM64(&u.arch, r)
-			s.stats.simulated.Add(t.cpu, 1)
+			s.stats.simulated.Add(t.slot, 1)
 			t.cost(PathSimulate, 1)
 			return
 		}
 	} else if t.x86Emulate(&u.arch, r) {
-		s.stats.simulated.Add(t.cpu, 1)
+		s.stats.simulated.Add(t.slot, 1)
 		t.cost(PathEmulate, 1)
 		return
 	}
@@ -433,7 +450,7 @@ func (t *Task) preSSout(u *uprobe, r Regs, bp uint64) bool {
 	ut.activeUprobe = u
 	ut.state = UTaskSStep
 	t.cost(PathPreXOL, 1)
-	s.stats.singleSteps.Add(t.cpu, 1)
+	s.stats.singleSteps.Add(t.slot, 1)
 	return true
 }
 

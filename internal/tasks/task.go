@@ -581,6 +581,7 @@ func (t *Task) exited() {
 			tg.retsPendingAtExit.Store(true)
 		}
 		t.utask.Free(t.uregs)
+		t.utask.Exit()
 	}
 	if t.clearChildTID != 0 && !t.killed.Load() {
 		var zero [4]byte

@@ -351,7 +351,7 @@ func TestCopyOnWriteUnderSplitLock(t *testing.T) {
 	}()
 	// Wait until b has left guest execution for the lock wait (or give
 	// up after a while: then the store below must not hang either).
-	for deadline := time.Now().Add(2 * time.Second); !waiting.Load() || b.active.Load() != 0 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(2 * time.Second); !waiting.Load() || atomic.LoadUint64(&b.active) != 0 && time.Now().Before(deadline); {
 		runtime.Gosched()
 	}
 	stored := make(chan bool)

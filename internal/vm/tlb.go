@@ -8,6 +8,8 @@ import (
 	"time"
 	"unsafe"
 	"weak"
+
+	"github.com/uvm-emu/uvm/internal/hostfence"
 )
 
 // TLB is a CPU's software translation cache over an MM: direct-mapped,
@@ -55,8 +57,10 @@ type TLB struct {
 
 	// active is 0 outside guest execution; between Enter and Leave it is
 	// 1 + the generation the entries are valid for. Written by the
-	// owner, read by shootdowns.
-	active atomic.Uint64
+	// owner (setActive: hostfence.Store, a plain store where the
+	// shootdowns fence for it), read by shootdowns (atomic.LoadUint64
+	// after hostfence.Heavy).
+	active uint64
 	inRun  bool // owner-only mirror of active != 0
 	// kick interrupts the owning CPU (CPU.Interrupt); nil: a shootdown
 	// just waits for the next Sync or Leave.
@@ -101,6 +105,10 @@ func (t *TLB) SetInterrupt(kick func()) { t.kick = kick }
 // MM returns the address space the TLB translates.
 func (t *TLB) MM() *MM { return t.mm }
 
+// flush is out of line so that Enter, which calls it only after a
+// change, inlines into its callers.
+//
+//go:noinline
 func (t *TLB) flush(g uint64) {
 	for i := range t.r {
 		t.r[i] = tlbEntry{tag: noTag}
@@ -108,7 +116,7 @@ func (t *TLB) flush(g uint64) {
 	}
 	t.gen = g
 	if t.inRun {
-		t.active.Store(g + 1)
+		t.setActive(g + 1)
 	}
 }
 
@@ -139,12 +147,13 @@ func (t *TLB) SyncCode() {
 // Enter marks the start of guest execution on this TLB (entry to Run or
 // Step) and resyncs it. Announcing first and reading the generation
 // second means a shootdown either sees the CPU executing or the CPU sees
-// the shootdown's generation. The announcement names the generation the
+// the shootdown's generation (the store-load order that needs is the
+// store's own or, with a plain store, the shootdown's hostfence.Heavy). The announcement names the generation the
 // entries were filled at (t.gen), so a shootdown of any later one waits;
 // one store per entry (a syscall or uprobe round trip enters once).
 func (t *TLB) Enter() {
 	t.inRun = true
-	t.active.Store(t.gen + 1)
+	t.setActive(t.gen + 1)
 	if g := t.mm.gen.Load(); t.gen != g {
 		t.flush(g)
 	}
@@ -153,13 +162,16 @@ func (t *TLB) Enter() {
 // Leave marks the end of guest execution (Run or Step returns).
 func (t *TLB) Leave() {
 	t.inRun = false
-	t.active.Store(0)
+	t.setActive(0)
 }
+
+// setActive stores the announcement.
+func (t *TLB) setActive(v uint64) { hostfence.Store(&t.active, v) }
 
 // stale reports whether t may still use translations older than
 // generation g: it is executing and has not synced to g.
 func (t *TLB) stale(g uint64) bool {
-	a := t.active.Load()
+	a := atomic.LoadUint64(&t.active)
 	return a != 0 && a-1 < g
 }
 
@@ -171,7 +183,7 @@ func (t *TLB) adopt(g uint64) {
 	if t.gen == g-1 {
 		t.gen = g
 		if t.inRun {
-			t.active.Store(g + 1)
+			t.setActive(g + 1)
 		}
 		return
 	}
@@ -228,11 +240,25 @@ func (m *MM) shootdown(self *TLB, g uint64) {
 	var wait []*TLB
 	m.tlbMu.Lock()
 	for _, w := range m.tlbs {
-		if t := w.Value(); t != nil && t != self && t.stale(g) {
+		if t := w.Value(); t != nil && t != self {
 			wait = append(wait, t)
 		}
 	}
 	m.tlbMu.Unlock()
+	if len(wait) == 0 {
+		return
+	}
+	// An Enter announced with a plain store may still sit in its CPU's
+	// store buffer: after Heavy every such store is visible here, and
+	// every Enter after it reads g.
+	hostfence.Heavy()
+	keep := wait[:0]
+	for _, t := range wait {
+		if t.stale(g) {
+			keep = append(keep, t)
+		}
+	}
+	wait = keep
 	for _, t := range wait {
 		if t.kick != nil {
 			t.kick()

@@ -1,6 +1,7 @@
 package vm
 
 import (
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -29,7 +30,7 @@ func TestTLBUserAccess(t *testing.T) {
 	v, ok := tlb.Load64(0x10100)
 	require.True(t, ok)
 	require.Equal(t, uint64(0x0807060504030201), v)
-	require.Zero(t, tlb.active.Load(), "left the TLB announced as executing")
+	require.Zero(t, atomic.LoadUint64(&tlb.active), "left the TLB announced as executing")
 
 	// A range running off the cached page is refused, even though the
 	// next page is mapped (MM's path splits it).
@@ -90,7 +91,7 @@ func TestTLBUserWords(t *testing.T) {
 	require.Equal(t, []any{uint64(1), true, true}, []any{old, read, written})
 	old, read, written = tlb.SwapUserWord(0x10104, 9) // already there
 	require.Equal(t, []any{uint64(9), true, true}, []any{old, read, written})
-	require.Zero(t, tlb.active.Load(), "left the TLB announced as executing")
+	require.Zero(t, atomic.LoadUint64(&tlb.active), "left the TLB announced as executing")
 
 	// Off the page, or none: refused.
 	require.False(t, tlb.ReadUserWords(w, 0x10ff0))

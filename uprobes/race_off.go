@@ -1,0 +1,6 @@
+//go:build !race
+
+package uprobes
+
+// raceEnabled reports a -race build (relaxedAdd).
+const raceEnabled = false
