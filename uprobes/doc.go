@@ -98,13 +98,16 @@
 //
 // The breakpoint hot path takes no lock but the tree lock of the chosen
 // variant (none for rcu): the MM's mmap sequence count validates a
-// speculative lookup, the consumer list is copy-on-write, and two
-// sleepable-RCU domains stand for RCU Tasks Trace (handler chains) and
-// uretprobes_srcu (leased return instances) so that UnregisterSync can
-// wait for both. A handler must not close a probe (it would wait for
-// itself). Task methods are called on the thread's own goroutine;
-// ri_timer runs on the Clock's and synchronises with the task through the
-// atomics of the return-instance list and a seqcount, as in the kernel.
+// speculative lookup, the consumer list is copy-on-write, and two RCU
+// domains, RCU Tasks Trace (handler chains: per-thread section counters,
+// rcutrace.go) and the sleepable uretprobes_srcu (leased return
+// instances), let UnregisterSync wait for both. A handler must not close
+// a probe (it would wait for itself). Task methods are called on the
+// thread's own goroutine; ri_timer runs on the Clock's and synchronises
+// with the task through the return-instance list's RCU pointers and a
+// seqcount, as in the kernel. The hit path's memory orderings are the
+// kernel's (relaxed.go): thread-owned counter slots with plain adds,
+// rcu_assign_pointer and WRITE_ONCE as plain stores on TSO hosts.
 //
 // # Integration guide (package tasks, cmd/uvm)
 //

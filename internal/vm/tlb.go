@@ -148,9 +148,10 @@ func (t *TLB) SyncCode() {
 // Step) and resyncs it. Announcing first and reading the generation
 // second means a shootdown either sees the CPU executing or the CPU sees
 // the shootdown's generation (the store-load order that needs is the
-// store's own or, with a plain store, the shootdown's hostfence.Heavy). The announcement names the generation the
-// entries were filled at (t.gen), so a shootdown of any later one waits;
-// one store per entry (a syscall or uprobe round trip enters once).
+// store's own or, with a plain store, the shootdown's hostfence.Heavy).
+// The announcement names the generation the entries were filled at
+// (t.gen), so a shootdown of any later one waits; one store per entry (a
+// syscall or uprobe round trip enters once).
 func (t *TLB) Enter() {
 	t.inRun = true
 	t.setActive(t.gen + 1)
