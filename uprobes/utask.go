@@ -223,6 +223,19 @@ func (t *Task) getUtask() *utask {
 // exit-to-user-mode work (NotifyResume) before running the thread again.
 // false means an ordinary SIGTRAP.
 func (t *Task) BreakpointTrap(r Regs, addr uint64, imm uint32) bool {
+	if !t.TakesBreakpoint(addr, imm) {
+		return false
+	}
+	if t.mm.arch == ArchAMD64 {
+		t.setPC(r, addr+1)
+	}
+	t.flags.Set(TIF_UPROBE)
+	return true
+}
+
+// TakesBreakpoint reports what BreakpointTrap would return, changing
+// nothing (uprobe_pre_sstep_notifier's test).
+func (t *Task) TakesBreakpoint(addr uint64, imm uint32) bool {
 	m := t.mm
 	if m == nil || m.dead.Load() {
 		return false
@@ -230,14 +243,7 @@ func (t *Task) BreakpointTrap(r Regs, addr uint64, imm uint32) bool {
 	if m.arch == ArchARM64 && imm != ARM64BRKImm {
 		return false
 	}
-	if m.flags.Load()&mmfHasUprobes == 0 && (t.utask == nil || t.utask.ri.Load() == nil) {
-		return false
-	}
-	if m.arch == ArchAMD64 {
-		t.setPC(r, addr+1)
-	}
-	t.flags.Set(TIF_UPROBE)
-	return true
+	return m.flags.Load()&mmfHasUprobes != 0 || t.utask != nil && t.utask.ri.Load() != nil
 }
 
 // NotifyResume is uprobe_notify_resume: call it on the way back to user
@@ -246,11 +252,30 @@ func (t *Task) BreakpointTrap(r Regs, addr uint64, imm uint32) bool {
 // (handle_singlestep) or handles a breakpoint hit (handle_swbp).
 func (t *Task) NotifyResume(r Regs) {
 	t.flags.Clear(TIF_UPROBE)
+	t.notifyResume(r)
+}
+
+func (t *Task) notifyResume(r Regs) {
 	if ut := t.utask; ut != nil && ut.activeUprobe != nil {
 		t.handleSinglestep(r)
 	} else {
 		t.handleSWBP(r)
 	}
+}
+
+// BreakpointResume is BreakpointTrap and then NotifyResume with nothing
+// between them, for a caller that found TakesBreakpoint true and no
+// thread flag set, and runs the exit-to-user work right after the trap
+// (the kernel's fast way back, internal/tasks/fastpath.go). TIF_UPROBE
+// only carries the trap to that work, which then finds it the only flag
+// and runs it first, so it is neither set nor cleared: two locked
+// operations fewer per hit, and nothing else can tell, since only the
+// thread itself reads TIF_UPROBE.
+func (t *Task) BreakpointResume(r Regs, addr uint64) {
+	if t.mm.arch == ArchAMD64 {
+		t.setPC(r, addr+1)
+	}
+	t.notifyResume(r)
 }
 
 // handleSWBP is handle_swbp (spec §2.3).

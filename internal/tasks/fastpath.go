@@ -81,9 +81,8 @@ func (h *trapHandler) Trap(reason vm.ExitReason, pc uint64, code uint32, left ui
 			return vm.TrapExit
 		}
 	case vm.ExitBreakpoint:
-		// BreakpointTrap changes nothing when it declines (not a uprobe
-		// breakpoint: the run loop sends SIGTRAP).
-		if t.utask == nil || !t.utask.BreakpointTrap(t.uregs, pc, code) {
+		// Not a uprobe breakpoint: the run loop sends SIGTRAP.
+		if t.utask == nil || !t.utask.TakesBreakpoint(pc, code) {
 			return vm.TrapExit
 		}
 	default:
@@ -91,8 +90,10 @@ func (h *trapHandler) Trap(reason vm.ExitReason, pc uint64, code uint32, left ui
 	}
 	t.exitAccounting(k, reason)
 	if reason == vm.ExitBreakpoint {
-		// exit_to_user_mode_loop's TIF_UPROBE work (exitToUser).
-		t.uprobeWork()
+		// The trap (BreakpointTrap) and exit_to_user_mode_loop's
+		// TIF_UPROBE work (exitToUser) at once: no flag was set, so
+		// TIF_UPROBE would have been the only one.
+		t.utask.BreakpointResume(t.uregs, pc)
 		if t.utask.SingleStepping() && left > 1 && t.quiet() {
 			// The out-of-line single step, as stateApp's stepping case
 			// and stateExit's StepDone would do it. With at least one
