@@ -17,6 +17,20 @@ type RegWords struct {
 	GPR    []uint64
 	SP, PC *uint64
 	Flags  *uint64
+	// Words, when not nil, is the thread's own user memory through its
+	// current CPU (the CPU's vm.TLB): it replaces the Thread's optional
+	// word accessors while bound, one call level fewer per access.
+	Words UserWords
+}
+
+// UserWords is the thread's user memory as whole little-endian words,
+// through the translation cache of the CPU it runs on (vm.TLB has these
+// methods). Each reports false, changing nothing, where it cannot
+// answer (a miss, a page boundary, a page it must not cache), and the
+// model takes its slow path, which decides faults.
+type UserWords interface {
+	userWordAccessor
+	userWordSwapper
 }
 
 // BindRegWords tells t where its thread's registers are, until the next
@@ -29,6 +43,12 @@ func (t *Task) BindRegWords(w RegWords) {
 		w = RegWords{}
 	}
 	t.rw = w
+	if w.Words != nil {
+		t.uw, t.sw = w.Words, w.Words
+	} else {
+		t.uw, _ = t.th.(userWordAccessor)
+		t.sw, _ = t.th.(userWordSwapper)
+	}
 }
 
 // pc is r.PC(), through the bound words when there are some.

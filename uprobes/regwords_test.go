@@ -20,8 +20,13 @@ func (r *fakeRegs) words() RegWords {
 // with its emulated push, the uretprobe syscall with a handler that
 // changes registers through Regs) gives the same answers through bound
 // register words as through the Regs methods.
+//
+// With user words bound too (RegWords.Words), the stack accesses go
+// through them (a counting fake over the address space) and, where they
+// miss, take the slow path, with the same results.
 func TestBindRegWords_X86Uretprobe(t *testing.T) {
-	for _, bind := range []bool{false, true} {
+	for _, mode := range []string{"regs", "bound", "words", "words-miss"} {
+		bind := mode != "regs"
 		text := make([]byte, 0x40)
 		copy(text[0x10:], unhex(t, "55")) // push rbp
 		w := newWorld(t, ArchAMD64, DefaultOptions(), text)
@@ -32,8 +37,14 @@ func TestBindRegWords_X86Uretprobe(t *testing.T) {
 		}})
 		th := &fakeThread{}
 		tk, r := w.task(th, 1)
+		var uw *fakeUserWords
 		if bind {
-			tk.BindRegWords(r.words())
+			rw := r.words()
+			if mode != "bound" {
+				uw = &fakeUserWords{t: t, as: w.as, miss: mode == "words-miss"}
+				rw.Words = uw
+			}
+			tk.BindRegWords(rw)
 		}
 		const sp0 = stackTop - 0x200
 		w.as.poke64(t, sp0, 0x400800)
@@ -65,7 +76,60 @@ func TestBindRegWords_X86Uretprobe(t *testing.T) {
 		assert.Equal(t, uint64(0x1111), w.as.peek64(t, r.SP()+8), "bind=%v", bind)
 		assert.Equal(t, r.pc, r.x[1], "bind=%v: RCX is the PC", bind)
 		assert.Empty(t, th.sentSignals(), "bind=%v", bind)
+		if uw != nil {
+			// swap: the hijack; read: the uretprobe syscall; write: the
+			// emulated push and the syscall. A missed swap falls back
+			// to a read and a write.
+			want := [3]int{1, 1, 2}
+			if uw.miss {
+				want = [3]int{1, 2, 3}
+			}
+			assert.Equal(t, want, uw.calls, "%s: swap, read, write calls", mode)
+		}
 	}
+}
+
+// fakeUserWords is a UserWords over the fake address space that counts
+// its calls (swap, read, write) and, with miss, answers none of them.
+type fakeUserWords struct {
+	t     *testing.T
+	as    *fakeAS
+	miss  bool
+	calls [3]int
+}
+
+func (u *fakeUserWords) SwapUserWord(addr, v uint64) (old uint64, read, written bool) {
+	u.calls[0]++
+	if u.miss {
+		return 0, false, false
+	}
+	old = u.as.peek64(u.t, addr)
+	if old != v {
+		u.as.poke64(u.t, addr, v)
+	}
+	return old, true, true
+}
+
+func (u *fakeUserWords) ReadUserWords(w []uint64, addr uint64) bool {
+	u.calls[1]++
+	if u.miss {
+		return false
+	}
+	for i := range w {
+		w[i] = u.as.peek64(u.t, addr+8*uint64(i))
+	}
+	return true
+}
+
+func (u *fakeUserWords) WriteUserWords(w []uint64, addr uint64) bool {
+	u.calls[2]++
+	if u.miss {
+		return false
+	}
+	for i, v := range w {
+		u.as.poke64(u.t, addr+8*uint64(i), v)
+	}
+	return true
 }
 
 // TestBindRegWords_ARM64Uretprobe: the arm64 round trip (LR hijack,

@@ -102,7 +102,8 @@ type Task struct {
 	flags ThreadFlags
 	// uw, sw and tf are th's optional userWordAccessor, userWordSwapper
 	// and trapFlagReader (nil: none), asserted once rather than on each
-	// use.
+	// use; uw and sw are the bound RegWords.Words instead while there
+	// are some.
 	uw userWordAccessor
 	sw userWordSwapper
 	tf trapFlagReader

@@ -110,12 +110,12 @@ func (r *uRegs) bind(cpu vm.CPU) {
 		r.x86 = c
 		r.tlb = c.TLB()
 		g := c.Regs() // materialises RFLAGS there, a snapshot nothing reads
-		w = uprobes.RegWords{GPR: g.GPR[:], SP: &g.GPR[4], PC: &g.RIP}
+		w = uprobes.RegWords{GPR: g.GPR[:], SP: &g.GPR[4], PC: &g.RIP, Words: r.tlb}
 	case *arm64.CPU:
 		r.a64 = c
 		r.tlb = c.TLB()
 		g := c.Regs()
-		w = uprobes.RegWords{GPR: g.X[:], SP: &g.SP, PC: &g.PC, Flags: &g.NZCV}
+		w = uprobes.RegWords{GPR: g.X[:], SP: &g.SP, PC: &g.PC, Flags: &g.NZCV, Words: r.tlb}
 	}
 	if u := r.t.utask; u != nil {
 		u.BindRegWords(w)
@@ -219,31 +219,9 @@ func (u uThread) SendSignal(sig int, force bool) {
 	u.t.tg.sendSignal(signals.KernelInfo(signals.Signal(sig)), u.t)
 }
 
-// ReadUserWords, WriteUserWords, SwapUserWord and TrapFlag are uprobes'
-// optional Thread fast paths (asserted once, when the uprobe task is
-// made): the thread's own user words and TF through its current CPU, as
-// t.uregs gives them.
-func (u uThread) ReadUserWords(w []uint64, addr uint64) bool {
-	if r := u.t.uregs; r != nil && r.tlb != nil {
-		return r.tlb.ReadUserWords(w, addr)
-	}
-	return false
-}
-
-func (u uThread) WriteUserWords(w []uint64, addr uint64) bool {
-	if r := u.t.uregs; r != nil && r.tlb != nil {
-		return r.tlb.WriteUserWords(w, addr)
-	}
-	return false
-}
-
-func (u uThread) SwapUserWord(addr, v uint64) (old uint64, read, written bool) {
-	if r := u.t.uregs; r != nil && r.tlb != nil {
-		return r.tlb.SwapUserWord(addr, v)
-	}
-	return 0, false, false
-}
-
+// TrapFlag is uprobes' optional Thread fast path for RFLAGS.TF (asserted
+// once, when the uprobe task is made). The thread's user words go to
+// uprobes through the CPU's TLB with its register words (uRegs.bind).
 func (u uThread) TrapFlag() bool { return u.t.uregs != nil && u.t.uregs.TrapFlag() }
 
 // Wait blocks until ready (XOL slot waits), under either scheduler.
