@@ -56,8 +56,9 @@
 //	(*Task).RecordTrap(code); DenySignal() bool           trap_nr/fault_code; uprobe_deny_signal
 //	(*Task).TrapAddr(pc)                                  uprobe_get_trap_addr
 //	(*Task).SysUretprobe(regs) uint64                     x86-64 syscall 335
-//	(*Task).CopyProcess(child, vfork); TaskWork(); Free(regs); SetMM(mm)
-//	(*Task).BindRegWords(RegWords{GPR, SP, PC})            the regs' own words (hit-path fast path)
+//	(*Task).CopyProcess(child, vfork); TaskWork(); Free(regs); SetMM(mm); Exit()
+//	(*Task).BindRegWords(RegWords{GPR, SP, PC, Words})     the regs' own words, the CPU's TLB (hit-path fast path)
+//	(*Task).TakesBreakpoint(addr, imm); BreakpointResume(regs, addr)  trap + TIF_UPROBE work at once (fast way back)
 //	(*Task).State() UTaskState; PendingReturns() int; TID(); MM()
 //	(*System).Stats() Stats; (Stats).WriteTo(w); (*System).UnregisterSync()
 //
@@ -161,7 +162,8 @@
 // threads); a fork child calls child.TaskWork() before it first enters
 // the guest (it maps its XOL area at the parent's address). execve:
 // tk.Free(regs), tk.SetMM(newUMM). Thread exit (also when killed):
-// tk.Free(regs).
+// tk.Free(regs), then tk.Exit() (gives the thread's counter slot back;
+// without it the 64th and later threads share one atomic slot).
 //
 // The run loop, per iteration:
 //

@@ -153,7 +153,8 @@ type utask struct {
 
 // NewTask returns the uprobe state of a new thread of m. th is the
 // thread's kernel-side interface; tid its id; cpu a CPU hint that
-// spreads per-CPU counters (any stable number per thread, e.g. tid).
+// spreads the SRCU counters (any stable number per thread, e.g. tid).
+// The Task takes one of the system's counter slots until Exit.
 func (m *MM) NewTask(th Thread, tid int32, cpu int) *Task {
 	if cpu < 0 {
 		cpu = -cpu
