@@ -152,7 +152,10 @@ static void table(const char *name)
 			if (!l && ino == 0) {
 				unsigned lp = strtoul(strchr(fields[1], ':') + 1, NULL, 16);
 				unsigned rp = strtoul(strchr(fields[2], ':') + 1, NULL, 16);
-				if (lp < 47000 || lp > 47100)
+				// Only the program's own embryo (both ends its
+				// ports): another process's TIME_WAIT socket can have
+				// an ephemeral local port in the range too.
+				if (lp < 47000 || lp > 47100 || rp < 47000 || rp > 47100)
 					continue;
 				snprintf(embryo, sizeof embryo, "%s-embryo-%u-%u", name, lp, rp);
 				l = embryo;
