@@ -78,7 +78,7 @@ func (cs *counterSlots) put(slot int) {
 }
 
 // statCounters are the subsystem's event counters; the ones every hit
-// touches are per-CPU.
+// touches are pcpuCounters (thread-owned slots).
 type statCounters struct {
 	hits, simulated, singleSteps                                       pcpuCounter
 	uretEntries, uretReturns, poolHits, poolPuts                       pcpuCounter

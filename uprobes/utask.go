@@ -182,7 +182,8 @@ func (t *Task) SetMM(m *MM) {
 }
 
 // Exit is the thread's end, after Free: its counter slot goes back to
-// the system (the counts stay in it). The Task must not be used after.
+// the system (the counts stay in it). A Task used after Exit counts in
+// the shared slot.
 func (t *Task) Exit() {
 	t.mm.sys.slots.put(t.slot)
 	t.slot = sharedSlot
